@@ -1,0 +1,107 @@
+import path from 'node:path';
+import { ScanResult } from '@quarry/contracts';
+import { ClientError, JobOutcome, QuarryClient } from '../quarry-client';
+import { ProgressDisplay } from '../progress-display';
+import { formatScanSummary } from '../scan-summary';
+import { resolveWorkspaceRoot, scanRepository } from '@quarry/workspace';
+
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+export interface ClientOptions {
+  server: string;
+  key?: string;
+  json?: boolean;
+}
+
+export function clientFrom(options: ClientOptions): QuarryClient {
+  return new QuarryClient(options.server.replace(/\/+$/, ''), options.key);
+}
+
+/** `quarry scan PATH`: submit, watch with a progress display, print the result. */
+export async function scanCommand(target: string, options: ClientOptions & { wait: boolean; local?: boolean }): Promise<number> {
+  const root = path.resolve(target);
+  if (options.local) return scanLocally(root, options);
+  const client = clientFrom(options);
+  const job = await client.submit('scan', { root });
+  if (!options.wait) {
+    print(options, job, `queued scan ${job.id}`);
+    return EXIT.ok;
+  }
+  const display = new ProgressDisplay(`scan ${job.id.slice(0, 8)}`);
+  const outcome = await client.watch(job.id, {
+    onProgress: (progress) => !options.json && display.update(progress),
+    onStatus: (status, attempts, error) =>
+      !options.json && status === 'queued' && error && display.status(`attempt ${attempts ?? '?'} failed (${error.kind}: ${error.message}); retrying`),
+  });
+  display.end();
+  return report(outcome, options, job.id, (result) => formatScanSummary(result as ScanResult));
+}
+
+/** In-process scan (no server needed), for quick looks and for comparing with a job's result. */
+async function scanLocally(root: string, options: ClientOptions): Promise<number> {
+  const display = new ProgressDisplay('scan');
+  const realRoot = await resolveWorkspaceRoot(root, [path.parse(root).root]);
+  const result = await scanRepository(realRoot, { onProgress: (progress) => !options.json && display.update(progress) });
+  display.end();
+  console.log(options.json ? JSON.stringify(result, null, 2) : formatScanSummary(result));
+  return EXIT.ok;
+}
+
+export function report(outcome: JobOutcome, options: ClientOptions, id: string, format: (result: unknown) => string): number {
+  if (options.json) {
+    console.log(JSON.stringify({ id, ...outcome }, null, 2));
+  } else if (outcome.status === 'succeeded') {
+    console.log(format(outcome.result));
+  } else if (outcome.status === 'failed') {
+    printError(outcome.error);
+  } else {
+    console.error(`job ${id} was cancelled`);
+  }
+  return outcome.status === 'succeeded' ? EXIT.ok : EXIT.failed;
+}
+
+export async function jobsCommand(options: ClientOptions & { kind?: string; status?: string; limit?: string; cursor?: string }): Promise<number> {
+  const page = await clientFrom(options).list({ kind: options.kind, status: options.status, limit: options.limit, cursor: options.cursor });
+  if (options.json) {
+    console.log(JSON.stringify(page, null, 2));
+    return EXIT.ok;
+  }
+  for (const job of page.items) {
+    const progress = job.progress ? `${job.progress.stage} ${job.progress.done}${job.progress.total ? '/' + job.progress.total : ''}` : '';
+    console.log([job.id, job.kind.padEnd(9), job.status.padEnd(9), job.createdAt, progress].join('  '));
+  }
+  if (page.items.length === 0) console.log('no jobs');
+  if (page.nextCursor) console.log(`more: quarry jobs --cursor ${page.nextCursor}`);
+  return EXIT.ok;
+}
+
+export async function jobCommand(id: string, options: ClientOptions): Promise<number> {
+  const job = await clientFrom(options).get(id);
+  console.log(JSON.stringify(job, null, 2));
+  return job.status === 'failed' ? EXIT.failed : EXIT.ok;
+}
+
+export async function cancelCommand(id: string, options: ClientOptions): Promise<number> {
+  const job = await clientFrom(options).cancel(id);
+  print(options, job, `job ${job.id} is ${job.status}`);
+  return EXIT.ok;
+}
+
+export async function retryCommand(id: string, options: ClientOptions): Promise<number> {
+  const job = await clientFrom(options).retry(id);
+  print(options, job, `job ${job.id} is ${job.status} again`);
+  return EXIT.ok;
+}
+
+function print(options: ClientOptions, value: unknown, line: string): void {
+  console.log(options.json ? JSON.stringify(value, null, 2) : line);
+}
+
+export function printError(error: { kind: string; message: string; suggestion?: string }): void {
+  console.error(`error [${error.kind}]: ${error.message}`);
+  if (error.suggestion) console.error(`  ${error.suggestion}`);
+}
+
+export function isClientError(error: unknown): error is ClientError {
+  return error instanceof ClientError;
+}

@@ -1,0 +1,157 @@
+import 'reflect-metadata';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { ConfigError, loadConfig } from '@quarry/config';
+import { applyMigrations, ensureDatabase } from '@quarry/db';
+import { QuarryError } from '@quarry/contracts';
+import { cancelCommand, EXIT, isClientError, jobCommand, jobsCommand, printError, retryCommand, scanCommand } from './commands/jobs';
+import { createKey, listKeys, revokeKey } from './commands/keys';
+
+const positive = (value: string) => {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
+  return parsed;
+};
+
+/** Runs the CLI; resolves with the exit code, or undefined for long-running servers. */
+export async function main(argv: string[]): Promise<number | undefined> {
+  let code: number | undefined = EXIT.ok;
+  const program = new Command('quarry')
+    .description('Repository context for AI coding agents: scan repositories as jobs and watch them live.')
+    .exitOverride()
+    .showHelpAfterError('(run `quarry --help` for usage)')
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  const server = (command: Command) =>
+    command
+      .option('--server <url>', 'gateway URL', process.env.QUARRY_URL ?? 'http://127.0.0.1:3000')
+      .option('--key <key>', 'API key (default: $QUARRY_API_KEY)', process.env.QUARRY_API_KEY)
+      .option('--json', 'print JSON');
+
+  program
+    .command('up')
+    .description('start Postgres/Redis if needed, apply migrations, run the gateway and workers')
+    .option('--workers <n>', 'worker processes to start', positive, 1)
+    .option('--concurrency <n>', 'jobs per worker process', positive)
+    .action(async (options: { workers: number; concurrency?: number }) => {
+      const { up } = await import('./commands/up');
+      await up(options);
+    });
+  program
+    .command('gateway')
+    .description('run the HTTP/socket.io gateway (applies migrations first)')
+    .action(async () => {
+      const config = loadConfig();
+      await migrate(config.databaseUrl, true);
+      const { startGateway } = await import('../../gateway/src/main');
+      const gateway = await startGateway(config);
+      console.log(`quarry gateway listening on ${gateway.url}`);
+      code = undefined;
+    });
+  program
+    .command('worker')
+    .description('run a worker process; start as many as you like, on any machine')
+    .option('--concurrency <n>', 'jobs this process runs at once', positive)
+    .option('--queues <list>', 'comma-separated job kinds to serve (default: all)')
+    .action(async (options: { concurrency?: number; queues?: string }) => {
+      if (options.concurrency) process.env.QUARRY_WORKER_CONCURRENCY = String(options.concurrency);
+      if (options.queues) process.env.QUARRY_WORKER_QUEUES = options.queues;
+      const { startWorker } = await import('../../worker/src/main');
+      await startWorker(loadConfig());
+      code = undefined;
+    });
+  program
+    .command('migrate')
+    .description('create the database if needed and apply migrations')
+    .action(async () => {
+      await migrate(loadConfig().databaseUrl, false);
+    });
+  server(program.command('scan <path>'))
+    .description('scan a repository as a job, with live progress')
+    .option('--no-wait', 'print the job id and return at once')
+    .option('--local', 'scan in this process, without a server')
+    .action(async (target: string, options) => {
+      code = await scanCommand(target, options);
+    });
+  server(program.command('jobs'))
+    .description('list jobs, newest first')
+    .option('--kind <kind>')
+    .option('--status <status>')
+    .option('--limit <n>')
+    .option('--cursor <cursor>')
+    .action(async (options) => {
+      code = await jobsCommand(options);
+    });
+  server(program.command('job <id>'))
+    .description('show one job')
+    .action(async (id: string, options) => {
+      code = await jobCommand(id, options);
+    });
+  server(program.command('cancel <id>'))
+    .description('cancel a queued or running job')
+    .action(async (id: string, options) => {
+      code = await cancelCommand(id, options);
+    });
+  server(program.command('retry <id>'))
+    .description('run a failed or cancelled job again')
+    .action(async (id: string, options) => {
+      code = await retryCommand(id, options);
+    });
+  const keys = program.command('keys').description('manage API keys (talks to Postgres directly)');
+  keys
+    .command('create <name>')
+    .description('create a key and print it once')
+    .action(async (name: string) => {
+      code = await createKey(name);
+    });
+  keys
+    .command('list')
+    .option('--json')
+    .action(async (options: { json?: boolean }) => {
+      code = await listKeys(Boolean(options.json));
+    });
+  keys
+    .command('revoke <idOrName>')
+    .description('revoke a key by id, name or printed prefix')
+    .action(async (idOrName: string) => {
+      code = await revokeKey(idOrName);
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (error) {
+    return exitCodeFor(error);
+  }
+}
+
+async function migrate(databaseUrl: string, quiet: boolean): Promise<void> {
+  await ensureDatabase(databaseUrl);
+  const applied = await applyMigrations(databaseUrl);
+  if (!quiet || applied.length) console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+}
+
+function exitCodeFor(error: unknown): number {
+  if (error instanceof CommanderError) {
+    return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  if (isClientError(error)) {
+    printError(error.body);
+    // A request the server refused as malformed is a usage error; anything else is a failure.
+    return error.status !== undefined && error.status >= 400 && error.status < 500 && error.body.kind !== 'job_not_found' ? EXIT.usage : EXIT.failed;
+  }
+  if (error instanceof QuarryError) {
+    printError(error.toBody());
+    return EXIT.usage;
+  }
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    return EXIT.usage;
+  }
+  console.error(error instanceof Error ? error.message : String(error));
+  return EXIT.failed;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => {
+    if (code !== undefined) process.exitCode = code;
+  });
+}

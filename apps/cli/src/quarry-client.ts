@@ -1,0 +1,126 @@
+import { io, Socket } from 'socket.io-client';
+import {
+  ClientToServerEvents,
+  EVENTS_NAMESPACE,
+  JobPage,
+  JobProgress,
+  JobView,
+  QuarryErrorBody,
+  ServerToClientEvents,
+} from '@quarry/contracts';
+
+/** A failure the server reported as a typed error (or a transport failure dressed as one). */
+export class ClientError extends Error {
+  constructor(
+    readonly body: QuarryErrorBody,
+    readonly status?: number,
+  ) {
+    super(body.message);
+  }
+}
+
+export type JobOutcome =
+  | { status: 'succeeded'; result: unknown }
+  | { status: 'failed'; error: QuarryErrorBody }
+  | { status: 'cancelled' };
+
+export interface WatchCallbacks {
+  onProgress?(progress: JobProgress): void;
+  onStatus?(status: string, attempts?: number, error?: QuarryErrorBody): void;
+}
+
+/** REST + socket.io client of a Quarry gateway, used by the CLI (and by tests and benchmarks). */
+export class QuarryClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly apiKey?: string,
+  ) {}
+
+  submit(kind: string, input: unknown): Promise<JobView> {
+    return this.request('POST', '/v1/jobs', { kind, input });
+  }
+  get(id: string): Promise<JobView> {
+    return this.request('GET', `/v1/jobs/${encodeURIComponent(id)}`);
+  }
+  list(query: Record<string, string | number | undefined>): Promise<JobPage> {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+    return this.request('GET', `/v1/jobs?${params}`);
+  }
+  cancel(id: string): Promise<JobView> {
+    return this.request('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`);
+  }
+  retry(id: string): Promise<JobView> {
+    return this.request('POST', `/v1/jobs/${encodeURIComponent(id)}/retry`);
+  }
+
+  /** Subscribes to a job and resolves with its outcome (from the snapshot if already finished). */
+  watch(jobId: string, callbacks: WatchCallbacks = {}): Promise<JobOutcome> {
+    const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io(this.baseUrl + EVENTS_NAMESPACE, {
+      transports: ['websocket'],
+      auth: this.apiKey ? { token: this.apiKey } : {},
+      reconnection: true,
+    });
+    return new Promise<JobOutcome>((resolve, reject) => {
+      const finish = (outcome: JobOutcome) => {
+        socket.disconnect();
+        resolve(outcome);
+      };
+      socket.on('connect', () => {
+        // Re-subscribing after a reconnect brings a fresh snapshot, so nothing is missed.
+        socket.emit('subscribe', { jobId }, (ack) => {
+          if (!ack.ok) {
+            socket.disconnect();
+            reject(new ClientError(ack.error));
+          }
+        });
+      });
+      socket.on('connect_error', (error: Error & { data?: QuarryErrorBody }) => {
+        if (error.data?.kind) {
+          socket.disconnect();
+          reject(new ClientError(error.data));
+        }
+      });
+      socket.on('job.snapshot', ({ job }) => {
+        if (job.id !== jobId) return;
+        if (job.progress) callbacks.onProgress?.(job.progress);
+        if (job.status === 'succeeded') finish({ status: 'succeeded', result: job.result });
+        else if (job.status === 'failed' && job.error) finish({ status: 'failed', error: job.error });
+        else if (job.status === 'cancelled') finish({ status: 'cancelled' });
+      });
+      socket.on('job.progress', (event) => event.jobId === jobId && callbacks.onProgress?.(event.progress));
+      socket.on('job.status', (event) => event.jobId === jobId && callbacks.onStatus?.(event.status, event.attempts, event.error));
+      socket.on('job.completed', (event) => event.jobId === jobId && finish({ status: 'succeeded', result: event.result }));
+      socket.on('job.failed', (event) => event.jobId === jobId && finish({ status: 'failed', error: event.error }));
+      socket.on('job.cancelled', (event) => event.jobId === jobId && finish({ status: 'cancelled' }));
+    });
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(this.baseUrl + path, {
+        method,
+        headers: {
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (error) {
+      throw new ClientError({
+        kind: 'unreachable',
+        message: `No Quarry answers at ${this.baseUrl} (${(error as Error).cause ?? (error as Error).message}).`,
+        suggestion: 'Start one with `npm start` (or `quarry up`), or point --server / QUARRY_URL at a running gateway.',
+      });
+    }
+    const payload = (await response.json().catch(() => ({}))) as T & Partial<QuarryErrorBody>;
+    if (!response.ok) {
+      throw new ClientError(
+        { kind: payload.kind ?? 'http_error', message: payload.message ?? `HTTP ${response.status}`, suggestion: payload.suggestion },
+        response.status,
+      );
+    }
+    return payload;
+  }
+}

@@ -1,0 +1,41 @@
+import type { ScanResult } from '@quarry/contracts';
+
+const number = (value: number) => value.toLocaleString('en-US');
+
+export function humanBytes(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+}
+
+/** The scan result as a reader wants it on a terminal. */
+export function formatScanSummary(result: ScanResult): string {
+  const lines: string[] = [];
+  lines.push(`${result.root}`);
+  lines.push(`${number(result.files)} files, ${humanBytes(result.bytes)}, ${number(result.lines)} lines in ${(result.durationMs / 1000).toFixed(2)}s`);
+  const skipped = result.skipped;
+  lines.push(`skipped: ${number(skipped.binary)} binary, ${number(skipped.ignored)} ignored, ${number(skipped.symlinks)} symlinks, ${number(skipped.unreadable)} unreadable`);
+  lines.push('');
+  lines.push('Languages'.padEnd(22) + 'files'.padStart(10) + 'lines'.padStart(12) + 'bytes'.padStart(12) + '   share');
+  for (const language of result.languages.slice(0, 15)) {
+    const share = result.bytes > 0 ? ((language.bytes / result.bytes) * 100).toFixed(1) + '%' : '';
+    lines.push(
+      language.language.padEnd(22) + number(language.files).padStart(10) + number(language.lines).padStart(12) + humanBytes(language.bytes).padStart(12) + share.padStart(8),
+    );
+  }
+  if (result.languages.length > 15) lines.push(`… and ${result.languages.length - 15} more`);
+  lines.push('');
+  lines.push('Top-level directories');
+  for (const directory of result.directories.slice(0, 10)) {
+    lines.push(`  ${directory.path.padEnd(30)} ${number(directory.files).padStart(8)} files ${humanBytes(directory.bytes).padStart(10)}`);
+  }
+  lines.push('');
+  lines.push('Largest files');
+  for (const file of result.largestFiles.slice(0, 5)) lines.push(`  ${humanBytes(file.bytes).padStart(10)}  ${file.path}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,51 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { JobPage, JobView, listJobsQuerySchema, parseOrThrow } from '@quarry/contracts';
+import { ApiKeyGuard, CurrentPrincipal } from '../auth/api-key.guard';
+import { Principal } from '../auth/principal';
+import { MetricsService } from '../metrics/metrics.service';
+import { JobsService } from './jobs.service';
+
+@Controller('v1/jobs')
+@UseGuards(ApiKeyGuard)
+export class JobsController {
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  /** 202: the job is stored and queued; watch it on the socket or poll GET /v1/jobs/:id. */
+  @Post()
+  @HttpCode(202)
+  async submit(@Body() body: unknown, @CurrentPrincipal() principal: Principal): Promise<JobView> {
+    const job = await this.jobs.submit(body, principal);
+    this.metrics.countSubmitted(job.kind);
+    return job;
+  }
+
+  @Get()
+  list(@Query() query: Record<string, unknown>, @CurrentPrincipal() principal: Principal): Promise<JobPage> {
+    return this.jobs.list(parseOrThrow(listJobsQuerySchema, query, 'query'), principal);
+  }
+
+  @Get(':id')
+  get(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<JobView> {
+    return this.jobs.get(id, principal);
+  }
+
+  @Get(':id/events')
+  events(@Param('id') id: string, @CurrentPrincipal() principal: Principal) {
+    return this.jobs.history(id, principal);
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  cancel(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<JobView> {
+    return this.jobs.cancel(id, principal);
+  }
+
+  @Post(':id/retry')
+  @HttpCode(202)
+  retry(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<JobView> {
+    return this.jobs.retry(id, principal);
+  }
+}

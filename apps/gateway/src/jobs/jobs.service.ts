@@ -1,0 +1,122 @@
+import { Inject, Injectable } from '@nestjs/common';
+import IORedis from 'ioredis';
+import {
+  JOB_CONTRACTS,
+  JOB_KINDS,
+  JobPage,
+  JobView,
+  ListJobsQuery,
+  QuarryError,
+  closestMatch,
+  isBuiltKind,
+  isJobKind,
+  isTerminal,
+  parseOrThrow,
+  submitJobSchema,
+} from '@quarry/contracts';
+import { QUARRY_CONFIG, QuarryConfig, Logger } from '@quarry/config';
+import { JobRepository } from '@quarry/db';
+import { cancelChannel, enqueue, withTimeout } from '@quarry/queue';
+import { Principal, ownerFilter, ownerIdOf } from '../auth/principal';
+import { QueueRegistry } from '../queues/queues.module';
+import { GATEWAY_LOGGER, REDIS_PUBLISHER } from '../gateway.tokens';
+import { admitInput } from './admission';
+import { JobEventsEmitter } from '../events/job-events.emitter';
+
+const ENQUEUE_TIMEOUT_MS = 2_000;
+
+/** Submitting, reading, cancelling and retrying jobs. Postgres first, the queue after commit. */
+@Injectable()
+export class JobsService {
+  constructor(
+    @Inject(QUARRY_CONFIG) private readonly config: QuarryConfig,
+    @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
+    @Inject(REDIS_PUBLISHER) private readonly publisher: IORedis,
+    private readonly jobs: JobRepository,
+    private readonly queues: QueueRegistry,
+    private readonly emitter: JobEventsEmitter,
+  ) {}
+
+  async submit(body: unknown, principal: Principal): Promise<JobView> {
+    const request = parseOrThrow(submitJobSchema, body, 'body');
+    if (!isJobKind(request.kind)) {
+      const guess = closestMatch(request.kind, JOB_KINDS);
+      throw new QuarryError('kind_unknown', `There is no job kind "${request.kind}".`, {
+        suggestion: guess ? `Did you mean "${guess}"? Kinds: ${JOB_KINDS.join(', ')}.` : `Kinds: ${JOB_KINDS.join(', ')}.`,
+      });
+    }
+    if (!isBuiltKind(request.kind)) {
+      throw new QuarryError('kind_not_available', `"${request.kind}" jobs are not available on this server yet.`, {
+        suggestion: 'Upgrade Quarry, or submit one of the available kinds listed at /docs.',
+      });
+    }
+    const input = parseOrThrow(JOB_CONTRACTS[request.kind].input, request.input, 'input') as Record<string, unknown>;
+    const admitted = await admitInput(request.kind, input, this.config.workspaceRoots);
+    const job = await this.jobs.create({ kind: request.kind, input: admitted, ownerId: ownerIdOf(principal) });
+    await this.enqueueCommitted(job);
+    return job;
+  }
+
+  /** The row is committed, so the job is accepted even if Redis is away: the reconciler re-adds it. */
+  private async enqueueCommitted(job: JobView): Promise<void> {
+    try {
+      await withTimeout(enqueue(this.queues, job.kind, job.id), ENQUEUE_TIMEOUT_MS, 'enqueue');
+    } catch (error) {
+      this.logger.warn({ err: error, jobId: job.id }, 'job stored but not queued yet; the reconciler will queue it');
+    }
+  }
+
+  async get(id: string, principal: Principal): Promise<JobView> {
+    const job = await this.jobs.find(id);
+    if (!job || !(await this.visible(job.id, principal))) throw notFound(id);
+    return job;
+  }
+
+  async history(id: string, principal: Principal) {
+    await this.get(id, principal);
+    return this.jobs.history(id);
+  }
+
+  list(query: ListJobsQuery, principal: Principal): Promise<JobPage> {
+    return this.jobs.list({ ...query, ownerId: ownerFilter(principal) });
+  }
+
+  async cancel(id: string, principal: Principal): Promise<JobView> {
+    const job = await this.get(id, principal);
+    if (!(await this.jobs.cancel(id))) {
+      throw new QuarryError('job_not_cancellable', `The job is ${job.status}; only queued or running jobs can be cancelled.`, {
+        suggestion: job.status === 'failed' ? 'Retry it with POST /v1/jobs/:id/retry instead.' : undefined,
+      });
+    }
+    // A waiting copy is simply removed; a running one is aborted by whichever worker holds it.
+    await this.queues.queueFor(job.kind).remove(id).catch(() => 0);
+    await this.publisher.publish(cancelChannel(this.config.queuePrefix), id);
+    this.emitter.cancelled(id);
+    return this.get(id, principal);
+  }
+
+  async retry(id: string, principal: Principal): Promise<JobView> {
+    const job = await this.get(id, principal);
+    if (!isTerminal(job.status) || job.status === 'succeeded' || !(await this.jobs.resetForRetry(id))) {
+      throw new QuarryError('job_not_retryable', `The job is ${job.status}; only failed or cancelled jobs can be retried.`);
+    }
+    // The failed copy still holds this id in Redis; drop it so the new one is not deduplicated away.
+    await this.queues.queueFor(job.kind).remove(id).catch(() => 0);
+    const queued = await this.get(id, principal);
+    await this.enqueueCommitted(queued);
+    this.emitter.status(id, 'queued', 0);
+    return queued;
+  }
+
+  /** Whether the principal may see this job (its own, or any when keys are off). */
+  async visible(id: string, principal: Principal): Promise<boolean> {
+    const owner = ownerFilter(principal);
+    if (owner === undefined) return true;
+    const { exists, ownerId } = await this.jobs.ownerOf(id);
+    return exists && ownerId === owner;
+  }
+}
+
+function notFound(id: string): QuarryError {
+  return new QuarryError('job_not_found', `No job ${id}.`, { suggestion: 'List your jobs with GET /v1/jobs.' });
+}

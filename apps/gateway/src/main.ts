@@ -1,0 +1,61 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { IoAdapter } from '@nestjs/platform-socket.io';
+import { SwaggerModule } from '@nestjs/swagger';
+import { ConfigError, PinoNestLogger, QuarryConfig, isLoopbackHost, loadConfig } from '@quarry/config';
+import { ApiKeyRepository, createPrismaClient } from '@quarry/db';
+import { AppModule } from './app.module';
+import { buildOpenApiDocument } from './docs/openapi';
+import { mountBullBoard } from './queues/bull-board';
+
+export interface RunningGateway {
+  app: NestExpressApplication;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts the HTTP + socket.io gateway. Resolves once it listens. */
+export async function startGateway(config: QuarryConfig = loadConfig(), options: { shutdownHooks?: boolean } = {}): Promise<RunningGateway> {
+  await refuseOpenBindWithoutKeys(config);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bodyParser: false,
+    logger: new PinoNestLogger('quarry-gateway', config.logLevel === 'info' ? 'warn' : config.logLevel),
+  });
+  app.useBodyParser('json', { limit: config.maxBodyBytes });
+  app.useWebSocketAdapter(new IoAdapter(app));
+  app.disable('x-powered-by');
+  SwaggerModule.setup('docs', app, buildOpenApiDocument());
+  mountBullBoard(app);
+  // `quarry up` handles signals itself: it must stop its workers and services after the gateway.
+  if (options.shutdownHooks !== false) app.enableShutdownHooks();
+  await app.listen(config.port, config.host);
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return { app, url: `http://${host}:${port}`, close: () => app.close() };
+}
+
+/** Listening beyond loopback with no key would expose every workspace root to the network. */
+async function refuseOpenBindWithoutKeys(config: QuarryConfig): Promise<void> {
+  if (isLoopbackHost(config.host) || config.allowAnonymous) return;
+  const prisma = createPrismaClient(config.databaseUrl, 1);
+  try {
+    if ((await new ApiKeyRepository(prisma).countActive()) === 0) {
+      throw new ConfigError(
+        `Refusing to listen on ${config.host} with no API keys: create one with \`quarry keys create NAME\`, or set QUARRY_ALLOW_ANONYMOUS=1.`,
+      );
+    }
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+if (require.main === module) {
+  startGateway()
+    .then(({ url }) => console.log(`quarry gateway listening on ${url}`))
+    .catch((error) => {
+      console.error(error instanceof Error ? error.message : error);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,22 @@
+import { SetMetadata } from '@nestjs/common';
+import type { JobInput, JobKind, JobProgress, JobResult } from '@quarry/contracts';
+
+/** What a handler gets besides its input. */
+export interface JobContext {
+  jobId: string;
+  attempt: number;
+  /** Aborted when the job is cancelled or the worker is shutting down hard. */
+  signal: AbortSignal;
+  /** Report progress as often as convenient: the runner throttles what reaches clients. */
+  progress(progress: JobProgress): void;
+}
+
+/** Runs one kind of job: parse nothing (the runner did), call a library, return its result. */
+export interface JobHandler<K extends JobKind = JobKind> {
+  run(input: JobInput<K>, context: JobContext): Promise<JobResult<K>>;
+}
+
+export const HANDLES_JOB = 'quarry:handles-job';
+
+/** Marks a provider as the handler of one job kind. Exactly one per built kind, checked at boot. */
+export const HandlesJob = (kind: JobKind) => SetMetadata(HANDLES_JOB, kind);

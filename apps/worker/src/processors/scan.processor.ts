@@ -1,0 +1,24 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ScanInput, ScanResult } from '@quarry/contracts';
+import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
+import { resolveWorkspaceRoot, scanRepository } from '@quarry/workspace';
+import { HandlesJob, JobContext, JobHandler } from '../job-handler';
+
+@Injectable()
+@HandlesJob('scan')
+export class ScanProcessor implements JobHandler<'scan'> {
+  constructor(@Inject(QUARRY_CONFIG) private readonly config: QuarryConfig) {}
+
+  async run(input: ScanInput, context: JobContext): Promise<ScanResult> {
+    // Checked again here: a worker on another machine has its own view of the allowed roots.
+    const root = await resolveWorkspaceRoot(input.root, this.config.workspaceRoots);
+    return scanRepository(root, {
+      signal: context.signal,
+      onProgress: (progress) =>
+        // The listing stage has no total; report it as a message so `done` only ever grows.
+        context.progress(
+          progress.stage === 'listing' ? { stage: 'listing', done: 0, message: `${progress.done} files found` } : progress,
+        ),
+    });
+  }
+}

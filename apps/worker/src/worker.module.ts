@@ -1,0 +1,22 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { ConfigModule, QuarryConfig } from '@quarry/config';
+import { DbModule } from '@quarry/db';
+import { HandlerRegistry } from './handler-registry';
+import { ScanProcessor } from './processors/scan.processor';
+import { WorkerService } from './worker.service';
+import { workerLoggerProvider } from './worker-logger';
+
+/** Every job handler this worker build has; the registry checks them against BUILT_KINDS. */
+export const PROCESSORS = [ScanProcessor];
+
+@Module({})
+export class WorkerModule {
+  static forRoot(config?: QuarryConfig): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [ConfigModule.forRoot(config), DbModule, DiscoveryModule],
+      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, ...PROCESSORS],
+    };
+  }
+}

@@ -1,0 +1,4 @@
+export * from './quarry-config';
+export * from './config.module';
+export * from './logger';
+export * from './nest-logger';

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import path from 'node:path';
+import { BUILT_KINDS, JOB_KINDS, JobKind } from '@quarry/contracts';
+
+const flag = z
+  .enum(['0', '1', 'true', 'false', 'yes', 'no', ''])
+  .transform((value) => value === '1' || value === 'true' || value === 'yes');
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** Every setting Quarry reads from the environment, with its default. Validated once at boot. */
+const envSchema = z.object({
+  QUARRY_DATABASE_URL: z.string().url().optional(),
+  QUARRY_REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  QUARRY_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('quarry'),
+  QUARRY_HOST: z.string().min(1).default('127.0.0.1'),
+  QUARRY_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  QUARRY_WORKSPACE_ROOTS: z.string().optional(),
+  QUARRY_WORKER_QUEUES: z.string().optional(),
+  QUARRY_WORKER_CONCURRENCY: positiveInt(4),
+  QUARRY_ALLOW_ANONYMOUS: flag.default(false),
+  QUARRY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  QUARRY_JOB_LOCK_MS: positiveInt(30_000),
+  QUARRY_STALLED_INTERVAL_MS: positiveInt(30_000),
+  QUARRY_RECONCILE_INTERVAL_MS: positiveInt(60_000),
+  QUARRY_RECONCILE_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
+  QUARRY_SHUTDOWN_TIMEOUT_MS: positiveInt(30_000),
+  QUARRY_MAX_BODY_BYTES: positiveInt(1_048_576),
+});
+
+export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/quarry';
+
+export interface QuarryConfig {
+  databaseUrl: string;
+  /** False when the database URL is the built-in default (so `quarry up` may start an embedded one). */
+  databaseConfigured: boolean;
+  redisUrl: string;
+  queuePrefix: string;
+  host: string;
+  port: number;
+  workspaceRoots: string[];
+  workerQueues: JobKind[];
+  workerConcurrency: number;
+  allowAnonymous: boolean;
+  logLevel: z.infer<typeof envSchema>['QUARRY_LOG_LEVEL'];
+  jobLockMs: number;
+  stalledIntervalMs: number;
+  reconcileIntervalMs: number;
+  reconcileGraceMs: number;
+  shutdownTimeoutMs: number;
+  maxBodyBytes: number;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the environment; throws ConfigError with one line per bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): QuarryConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  return {
+    databaseUrl: e.QUARRY_DATABASE_URL ?? DEFAULT_DATABASE_URL,
+    databaseConfigured: e.QUARRY_DATABASE_URL !== undefined,
+    redisUrl: e.QUARRY_REDIS_URL,
+    queuePrefix: e.QUARRY_QUEUE_PREFIX,
+    host: e.QUARRY_HOST,
+    port: e.QUARRY_PORT,
+    workspaceRoots: parseRoots(e.QUARRY_WORKSPACE_ROOTS, cwd),
+    workerQueues: parseQueues(e.QUARRY_WORKER_QUEUES),
+    workerConcurrency: e.QUARRY_WORKER_CONCURRENCY,
+    allowAnonymous: e.QUARRY_ALLOW_ANONYMOUS,
+    logLevel: e.QUARRY_LOG_LEVEL,
+    jobLockMs: e.QUARRY_JOB_LOCK_MS,
+    stalledIntervalMs: e.QUARRY_STALLED_INTERVAL_MS,
+    reconcileIntervalMs: e.QUARRY_RECONCILE_INTERVAL_MS,
+    reconcileGraceMs: e.QUARRY_RECONCILE_GRACE_MS,
+    shutdownTimeoutMs: e.QUARRY_SHUTDOWN_TIMEOUT_MS,
+    maxBodyBytes: e.QUARRY_MAX_BODY_BYTES,
+  };
+}
+
+function parseRoots(value: string | undefined, cwd: string): string[] {
+  if (!value || value.trim() === '') return [cwd];
+  const roots = value.split(/[,:]/).map((root) => root.trim()).filter(Boolean);
+  for (const root of roots) {
+    if (!path.isAbsolute(root)) throw new ConfigError(`QUARRY_WORKSPACE_ROOTS: "${root}" is not an absolute path`);
+  }
+  return roots.map((root) => path.resolve(root));
+}
+
+function parseQueues(value: string | undefined): JobKind[] {
+  if (!value || value.trim() === '' || value.trim() === '*') return [...BUILT_KINDS];
+  const names = value.split(',').map((name) => name.trim()).filter(Boolean);
+  for (const name of names) {
+    if (!(JOB_KINDS as readonly string[]).includes(name)) {
+      throw new ConfigError(`QUARRY_WORKER_QUEUES: unknown queue "${name}" (known: ${JOB_KINDS.join(', ')})`);
+    }
+    if (!BUILT_KINDS.includes(name as JobKind)) {
+      throw new ConfigError(`QUARRY_WORKER_QUEUES: queue "${name}" has no handler yet (built: ${BUILT_KINDS.join(', ')})`);
+    }
+  }
+  return [...new Set(names as JobKind[])];
+}
+
+/** Whether the gateway's address is reachable from other machines. */
+export function isLoopbackHost(host: string): boolean {
+  return host === '127.0.0.1' || host === '::1' || host === 'localhost' || host.startsWith('127.');
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { JOB_KINDS } from './job-kinds';
+import { JOB_STATUSES } from './job-status';
+import { jobProgressSchema } from './progress';
+import { quarryErrorSchema } from './errors';
+
+/** POST /v1/jobs body. The input is validated against the kind's own schema afterwards. */
+export const submitJobSchema = z.object({
+  kind: z.string().min(1).max(64),
+  input: z.unknown(),
+});
+export type SubmitJobRequest = z.infer<typeof submitJobSchema>;
+
+/** A job as the API, the socket and the CLI show it. */
+export const jobViewSchema = z.object({
+  id: z.string().uuid(),
+  kind: z.enum(JOB_KINDS),
+  status: z.enum(JOB_STATUSES),
+  input: z.unknown(),
+  result: z.unknown().nullable(),
+  error: quarryErrorSchema.nullable(),
+  progress: jobProgressSchema.nullable(),
+  attempts: z.number().int(),
+  parentId: z.string().uuid().nullable(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+});
+export type JobView = z.infer<typeof jobViewSchema>;
+
+/** One entry of a job's history (JobEvent row). */
+export const jobEventViewSchema = z.object({
+  at: z.string(),
+  type: z.string(),
+  data: z.unknown(),
+});
+export type JobEventView = z.infer<typeof jobEventViewSchema>;
+
+export const listJobsQuerySchema = z.object({
+  kind: z.enum(JOB_KINDS).optional(),
+  status: z.enum(JOB_STATUSES).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional(),
+});
+export type ListJobsQuery = z.infer<typeof listJobsQuerySchema>;
+
+export interface JobPage {
+  items: JobView[];
+  /** Pass as `cursor` to get the next (older) page; null on the last page. */
+  nextCursor: string | null;
+}

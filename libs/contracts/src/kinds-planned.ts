@@ -1,0 +1,112 @@
+import { z } from 'zod';
+
+/*
+ * Inputs and results of the kinds whose handlers land in later issues. The gateway refuses them
+ * with `kind_not_available` until their kind is listed in BUILT_KINDS, but their shapes are fixed
+ * here so the CLI, the browser and the server agree from the start.
+ */
+
+const root = z.string().min(1).max(4096);
+const errorEntry = z.object({ kind: z.string(), message: z.string(), suggestion: z.string().optional() });
+
+export const detectInputSchema = z.object({
+  root,
+  mode: z.enum(['full', 'static', 'llm-only']).default('full'),
+});
+export const universalBuildSchema = z.object({
+  version: z.string(),
+  metadata: z.object({
+    project_name: z.string(),
+    path: z.string(),
+    language: z.string(),
+    build_system: z.string(),
+    framework: z.string().optional(),
+    confidence: z.number(),
+    detected_by: z.enum(['static', 'llm']),
+    warnings: z.array(z.string()),
+    reasoning: z.string().optional(),
+  }),
+  workspace: z.object({ root: z.string(), orchestrator: z.string().optional(), manager: z.string().optional(), members: z.array(z.string()) }),
+  build: z.object({ commands: z.array(z.string()), cache: z.array(z.string()), env: z.record(z.string(), z.string()) }),
+  runtime: z.object({
+    name: z.string(),
+    version: z.object({ requested: z.string().optional(), source: z.string() }),
+    command: z.string().optional(),
+    ports: z.array(z.number().int()),
+    health: z.string().optional(),
+    base_image: z.string().optional(),
+  }),
+});
+export const detectResultSchema = z.array(universalBuildSchema);
+
+export const mentionsInputSchema = z.object({
+  root,
+  prompt: z.string().max(1_000_000),
+  budget: z.object({ maxBytes: z.number().int().positive().max(50_000_000).optional() }).optional(),
+});
+export const mentionsResultSchema = z.object({
+  augmentedPrompt: z.string(),
+  mentions: z.array(
+    z.object({
+      kind: z.string(),
+      raw: z.string(),
+      span: z.tuple([z.number().int(), z.number().int()]),
+      status: z.enum(['loaded', 'failed', 'ignored']),
+      bytes: z.number().int().optional(),
+      lines: z.number().int().optional(),
+      sha256: z.string().optional(),
+      error: errorEntry.optional(),
+    }),
+  ),
+  errors: z.array(errorEntry.extend({ source: z.string() })),
+  coverage: z.object({
+    files: z.number().int(),
+    lines: z.number().int(),
+    searches: z.number().int(),
+    matches: z.number().int(),
+    urls: z.number().int(),
+    bytes: z.number().int(),
+    estimatedTokens: z.number().int(),
+    cut: z.array(z.string()),
+  }),
+});
+
+export const fetchInputSchema = z.object({
+  url: z.string().min(1).max(8192),
+  force: z.boolean().default(false),
+});
+export const fetchResultSchema = z.object({
+  url: z.string(),
+  finalUrl: z.string(),
+  status: z.number().int(),
+  contentType: z.string(),
+  title: z.string().optional(),
+  text: z.string(),
+  bytes: z.number().int(),
+  truncated: z.boolean(),
+  fetchedAt: z.string(),
+  fromCache: z.boolean(),
+  redirects: z.array(z.string()),
+});
+
+export const interpretInputSchema = z.object({
+  root,
+  query: z.string().min(1).max(4000),
+  context: z
+    .object({ cwd: z.string().optional(), activeFile: z.string().optional(), lastFile: z.string().optional(), lastDir: z.string().optional() })
+    .optional(),
+  execute: z.boolean().default(true),
+  ai: z.enum(['auto', 'off', 'only']).default('auto'),
+});
+export const interpretResultSchema = z.object({
+  plan: z.object({
+    needs_tools: z.boolean(),
+    tools: z.array(z.object({ name: z.string(), args: z.record(z.string(), z.unknown()), confidence: z.number() })),
+    rationale: z.string(),
+    notes: z.string().optional(),
+    clarification: z.string().optional(),
+  }),
+  source: z.enum(['ai', 'rules']),
+  dropped: z.array(z.object({ tool: z.string(), reason: z.string() })),
+  results: z.array(z.object({ tool: z.string(), ok: z.boolean(), output: z.unknown().optional(), error: errorEntry.optional() })),
+});

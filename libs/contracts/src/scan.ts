@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+/** `root` is an absolute path inside one of the gateway's workspace roots. */
+export const scanInputSchema = z.object({
+  root: z.string().min(1).max(4096),
+});
+export type ScanInput = z.infer<typeof scanInputSchema>;
+
+const languageStatsSchema = z.object({
+  language: z.string(),
+  files: z.number().int(),
+  bytes: z.number().int(),
+  lines: z.number().int(),
+});
+
+export const scanResultSchema = z.object({
+  root: z.string(),
+  files: z.number().int(),
+  bytes: z.number().int(),
+  lines: z.number().int(),
+  /** Sorted by bytes, largest first. Files of no known language count as "Other". */
+  languages: z.array(languageStatsSchema),
+  /** The largest text files, largest first (at most 20). */
+  largestFiles: z.array(z.object({ path: z.string(), bytes: z.number().int(), language: z.string() })),
+  /** Files and bytes per top-level directory; files directly in the root count under ".". */
+  directories: z.array(z.object({ path: z.string(), files: z.number().int(), bytes: z.number().int() })),
+  skipped: z.object({
+    binary: z.number().int(),
+    ignored: z.number().int(),
+    symlinks: z.number().int(),
+    unreadable: z.number().int(),
+  }),
+  durationMs: z.number().int(),
+});
+export type ScanResult = z.infer<typeof scanResultSchema>;
+export type LanguageStats = z.infer<typeof languageStatsSchema>;

@@ -1,0 +1,34 @@
+import { Global, Inject, Injectable, Module, OnModuleDestroy } from '@nestjs/common';
+import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
+import { ApiKeyRepository } from './api-key-repository';
+import { JobRepository } from './job-repository';
+import { createPrismaClient, PrismaClient } from './prisma-client';
+
+/** Owns the Prisma client (and so the pg pool) for a Nest process; closes it on shutdown. */
+@Injectable()
+export class PrismaService implements OnModuleDestroy {
+  readonly client: PrismaClient;
+
+  constructor(@Inject(QUARRY_CONFIG) config: QuarryConfig) {
+    this.client = createPrismaClient(config.databaseUrl);
+  }
+
+  async ping(): Promise<void> {
+    await this.client.$queryRaw`SELECT 1`;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.client.$disconnect();
+  }
+}
+
+@Global()
+@Module({
+  providers: [
+    PrismaService,
+    { provide: JobRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new JobRepository(prisma.client) },
+    { provide: ApiKeyRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new ApiKeyRepository(prisma.client) },
+  ],
+  exports: [PrismaService, JobRepository, ApiKeyRepository],
+})
+export class DbModule {}

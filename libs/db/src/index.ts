@@ -1,0 +1,6 @@
+export * from './prisma-client';
+export * from './job-repository';
+export * from './api-key-repository';
+export * from './migrator';
+export * from './project-root';
+export * from './db.module';

@@ -1,0 +1,5 @@
+export * from './job-options';
+export * from './redis-connection';
+export * from './cancel-channel';
+export * from './queue-registry';
+export * from './reconciler';

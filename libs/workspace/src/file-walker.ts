@@ -1,0 +1,216 @@
+import { readdir, readFile } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import * as path from 'node:path';
+import { QuarryError } from '@quarry/contracts';
+import { IGNORED, INCLUDED, IgnoreRules, UNDECIDED } from './ignore-rules';
+
+export interface WalkOptions {
+  /** Checked before every directory read; once aborted the walk stops and rejects with its reason. */
+  signal?: AbortSignal;
+  /** Called after each directory is read with the number of files found so far. Cheap; may be frequent. */
+  onProgress?: (filesFound: number) => void;
+  /** Directories read at once. The default suits the libuv thread pool (4 threads) and a local disk. */
+  concurrency?: number;
+}
+
+export interface WalkSkipped {
+  /** Entries excluded by ignore rules; an excluded directory counts once, its contents are never read. */
+  ignored: number;
+  /** Symlinks, never followed: that keeps the walk inside the root and makes symlink loops harmless. */
+  symlinks: number;
+  /** Directories that could not be read (permissions, or gone since their parent was read). */
+  unreadable: number;
+  /** Devices, FIFOs and sockets: not files anyone means to scan, and reading a FIFO can block. */
+  special: number;
+}
+
+export interface WalkResult {
+  /** Regular files, relative to the root, POSIX separators, in no particular order. */
+  files: string[];
+  skipped: WalkSkipped;
+}
+
+/** The ignore files in force in a directory, shallowest first (so the last one wins). */
+type RuleStack = readonly IgnoreRules[];
+
+interface PendingDirectory {
+  absolute: string;
+  /** Root-relative POSIX path, '' for the root. */
+  relative: string;
+  rules: RuleStack;
+}
+
+const DEFAULT_CONCURRENCY = 8;
+/** A directory that vanished or that we may not read is counted, not fatal; anything else is. */
+const SKIPPABLE_DIRECTORY_ERRORS = new Set(['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM', 'ELOOP']);
+
+/**
+ * Lists the regular files under `root` the way git sees the working tree: `.gitignore` files at
+ * every level and `.git/info/exclude` are honoured, `.git` directories are skipped, symlinks are
+ * not followed. No file is stat'ed: the directory entries' types are enough.
+ */
+export async function walkFiles(root: string, options: WalkOptions = {}): Promise<WalkResult> {
+  const { signal, onProgress } = options;
+  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
+  signal?.throwIfAborted();
+
+  const rootPath = path.resolve(root);
+  const files: string[] = [];
+  const skipped: WalkSkipped = { ignored: 0, symlinks: 0, unreadable: 0, special: 0 };
+  const excludeRules = await readIgnoreFile(path.join(rootPath, '.git', 'info', 'exclude'), '');
+  const pending: PendingDirectory[] = [{ absolute: rootPath, relative: '', rules: excludeRules ? [excludeRules] : [] }];
+
+  const visit = async (directory: PendingDirectory): Promise<void> => {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(directory.absolute, { withFileTypes: true });
+    } catch (error) {
+      if (directory.relative === '') throw rootError(root, error);
+      if (!SKIPPABLE_DIRECTORY_ERRORS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+      skipped.unreadable++;
+      return;
+    }
+
+    let rules = directory.rules;
+    for (const entry of entries) {
+      if (entry.name === '.gitignore' && entry.isFile()) {
+        const own = await readIgnoreFile(joinAbsolute(directory.absolute, entry.name), directory.relative);
+        if (own) rules = [...rules, own];
+        break;
+      }
+    }
+
+    const prefix = directory.relative === '' ? '' : `${directory.relative}/`;
+    for (const entry of entries) {
+      const name = entry.name;
+      const relative = prefix + name;
+      if (entry.isFile()) {
+        if (rules.length > 0 && isIgnored(rules, relative, name, false)) skipped.ignored++;
+        else files.push(relative);
+      } else if (entry.isDirectory()) {
+        if (name === '.git') continue;
+        if (rules.length === 0) {
+          pending.push({ absolute: joinAbsolute(directory.absolute, name), relative, rules });
+          continue;
+        }
+        const childRules = rulesForDirectory(rules, relative, name);
+        if (childRules === undefined) skipped.ignored++;
+        else pending.push({ absolute: joinAbsolute(directory.absolute, name), relative, rules: childRules });
+      } else if (rules.length > 0 && isIgnored(rules, relative, name, false)) {
+        skipped.ignored++;
+      } else if (entry.isSymbolicLink()) {
+        skipped.symlinks++;
+      } else {
+        skipped.special++;
+      }
+    }
+    onProgress?.(files.length);
+  };
+
+  await drain(pending, visit, concurrency, signal);
+  return { files, skipped };
+}
+
+/**
+ * Runs `visit` over `pending` (which visits push more work onto) with at most `concurrency` in
+ * flight. Depth-first (LIFO) keeps the queue short on wide trees. Rejects on the first failure or
+ * on abort, without waiting for the reads in flight: they hold no resources worth waiting for.
+ */
+function drain<T>(pending: T[], visit: (item: T) => Promise<void>, concurrency: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let active = 0;
+    let settled = false;
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    };
+    const finished = () => {
+      active--;
+      pump();
+    };
+    const pump = () => {
+      if (settled) return;
+      if (signal?.aborted) return fail(signal.reason);
+      while (active < concurrency && pending.length > 0) {
+        active++;
+        visit(pending.pop() as T).then(finished, fail);
+      }
+      if (active === 0) {
+        settled = true;
+        resolve();
+      }
+    };
+    pump();
+  });
+}
+
+/**
+ * Whether `relative` is excluded: the deepest ignore file with an opinion decides, as in git.
+ * Only the path itself is matched; the walker never enters an excluded directory, which is how
+ * "a file inside an excluded directory cannot be re-included" holds.
+ */
+function isIgnored(rules: RuleStack, relative: string, name: string, isDirectory: boolean): boolean {
+  for (let index = rules.length - 1; index >= 0; index--) {
+    const verdict = verdictOf(rules[index], relative, name, isDirectory);
+    if (verdict !== UNDECIDED) return verdict === IGNORED;
+  }
+  return false;
+}
+
+/**
+ * The rules to walk a subdirectory with, or undefined if it is excluded. When an ignore file
+ * re-includes the directory (`!dir/`) that a shallower one excludes, the shallower one is swapped
+ * for a copy that knows the directory is not excluded (see IgnoreRules.reincluding).
+ */
+function rulesForDirectory(rules: RuleStack, relative: string, name: string): RuleStack | undefined {
+  for (let index = rules.length - 1; index >= 0; index--) {
+    const verdict = verdictOf(rules[index], relative, name, true);
+    if (verdict === IGNORED) return undefined;
+    if (verdict === INCLUDED) return index === 0 ? rules : reincludeBelow(rules, index, relative, name);
+  }
+  return rules;
+}
+
+function reincludeBelow(rules: RuleStack, decidedAt: number, relative: string, name: string): RuleStack {
+  let adjusted: IgnoreRules[] | undefined;
+  for (let index = 0; index < decidedAt; index++) {
+    const shallower = rules[index];
+    if (verdictOf(shallower, relative, name, true) !== IGNORED) continue;
+    adjusted ??= [...rules];
+    adjusted[index] = shallower.reincluding(relative.slice(shallower.prefixLength));
+  }
+  return adjusted ?? rules;
+}
+
+function verdictOf(rules: IgnoreRules, relative: string, name: string, isDirectory: boolean) {
+  return rules.verdict(rules.prefixLength === 0 ? relative : relative.slice(rules.prefixLength), name, isDirectory);
+}
+
+/** An ignore file's rules, or undefined if it is missing, unreadable or holds no rule. */
+async function readIgnoreFile(file: string, directory: string): Promise<IgnoreRules | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const rules = IgnoreRules.parse(directory, text);
+  return rules.isEmpty ? undefined : rules;
+}
+
+/** Cheaper than path.join, which normalises: the parts here are a clean path and one name. */
+function joinAbsolute(directory: string, name: string): string {
+  return directory.endsWith('/') ? directory + name : `${directory}/${name}`;
+}
+
+function rootError(root: string, error: unknown): unknown {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'ENOENT':
+      return new QuarryError('root_not_found', `Workspace root "${root}" does not exist.`, { cause: error });
+    case 'ENOTDIR':
+      return new QuarryError('root_not_directory', `Workspace root "${root}" is not a directory.`, { cause: error });
+    default:
+      return error;
+  }
+}

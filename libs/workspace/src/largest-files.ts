@@ -1,0 +1,33 @@
+export interface SizedFile {
+  path: string;
+  bytes: number;
+  language: string;
+}
+
+/**
+ * Keeps the `limit` largest files seen, largest first; equal sizes by path, so the answer does
+ * not depend on the order concurrent reads finish in. Offering a file costs one comparison once
+ * the list is full, which is almost every time in a large scan.
+ */
+export class LargestFiles {
+  private readonly files: SizedFile[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  offer(file: SizedFile): void {
+    if (this.limit <= 0) return;
+    if (this.files.length === this.limit && !ranksBefore(file, this.files[this.files.length - 1])) return;
+    let index = this.files.length;
+    while (index > 0 && ranksBefore(file, this.files[index - 1])) index--;
+    this.files.splice(index, 0, file);
+    if (this.files.length > this.limit) this.files.pop();
+  }
+
+  toArray(): SizedFile[] {
+    return [...this.files];
+  }
+}
+
+function ranksBefore(a: SizedFile, b: SizedFile): boolean {
+  return a.bytes > b.bytes || (a.bytes === b.bytes && a.path < b.path);
+}

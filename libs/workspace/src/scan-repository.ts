@@ -1,0 +1,149 @@
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { JobProgress, LanguageStats, ScanResult } from '@quarry/contracts';
+import { walkFiles } from './file-walker';
+import { measureFile } from './file-measure';
+import { languageOf } from './languages';
+import { LargestFiles } from './largest-files';
+
+export interface ScanOptions {
+  /** Stops the scan within one directory read or one file chunk; the promise rejects with its reason. */
+  signal?: AbortSignal;
+  /** `listing` once per directory read, then `reading` once per file. The caller throttles. */
+  onProgress?: (progress: JobProgress) => void;
+  /** How many of the largest text files to report (at most 20, the contract's limit). */
+  largestFiles?: number;
+  /** Files read at once. */
+  readConcurrency?: number;
+}
+
+/** The scan contract caps the largest-files list at 20. */
+export const MAX_LARGEST_FILES = 20;
+const DEFAULT_READ_CONCURRENCY = 24;
+/** Per reader; files larger than this are streamed through it, so memory does not grow with them. */
+const READ_CHUNK_BYTES = 64 * 1024;
+/** Files directly in the root count under this directory name. */
+const ROOT_DIRECTORY = '.';
+
+/**
+ * The work behind the `scan` job: lists the files git would see under `root` (which should already
+ * be validated, see resolveWorkspaceRoot), reads each one, and sums files, bytes and lines per
+ * language and per top-level directory. Binary files are counted as skipped, not as code.
+ */
+export async function scanRepository(root: string, options: ScanOptions = {}): Promise<ScanResult> {
+  const { signal, onProgress } = options;
+  const started = performance.now();
+  signal?.throwIfAborted();
+
+  onProgress?.({ stage: 'listing', done: 0 });
+  const listing = await walkFiles(root, {
+    signal,
+    onProgress: onProgress && ((filesFound) => onProgress({ stage: 'listing', done: filesFound })),
+  });
+
+  const totals = new ScanTotals(Math.min(MAX_LARGEST_FILES, Math.max(0, options.largestFiles ?? MAX_LARGEST_FILES)));
+  const rootPath = path.resolve(root);
+  const files = listing.files;
+  const total = files.length;
+  let next = 0;
+  let done = 0;
+  onProgress?.({ stage: 'reading', done: 0, total });
+
+  // A fixed set of readers pulling from one index: bounded concurrency with one buffer each.
+  const reader = async (): Promise<void> => {
+    const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+    while (next < total) {
+      signal?.throwIfAborted();
+      const relative = files[next++];
+      totals.add(relative, await measureFile(`${rootPath}/${relative}`, buffer, signal));
+      done++;
+      onProgress?.({ stage: 'reading', done, total });
+    }
+  };
+  const readerCount = Math.max(1, Math.min(options.readConcurrency ?? DEFAULT_READ_CONCURRENCY, total));
+  // Settle every reader before rejecting, so no file handle outlives the scan.
+  const outcomes = await Promise.allSettled(Array.from({ length: readerCount }, reader));
+  const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failure) throw failure.reason;
+
+  return {
+    root,
+    ...totals.summary(),
+    skipped: {
+      binary: totals.binary,
+      ignored: listing.skipped.ignored,
+      symlinks: listing.skipped.symlinks,
+      // Special files (devices, FIFOs, sockets) cannot be read as text either.
+      unreadable: listing.skipped.unreadable + listing.skipped.special + totals.unreadable,
+    },
+    durationMs: Math.round(performance.now() - started),
+  };
+}
+
+/** Running sums of a scan, fed one measured file at a time. */
+class ScanTotals {
+  files = 0;
+  bytes = 0;
+  lines = 0;
+  binary = 0;
+  unreadable = 0;
+  private readonly languages = new Map<string, LanguageStats>();
+  private readonly directories = new Map<string, { path: string; files: number; bytes: number }>();
+  private readonly largest: LargestFiles;
+
+  constructor(largestFiles: number) {
+    this.largest = new LargestFiles(largestFiles);
+  }
+
+  add(relative: string, measure: Awaited<ReturnType<typeof measureFile>>): void {
+    if (measure.kind === 'binary') {
+      this.binary++;
+      return;
+    }
+    if (measure.kind === 'unreadable') {
+      this.unreadable++;
+      return;
+    }
+    const { bytes, lines } = measure;
+    const language = languageOf(relative);
+    this.files++;
+    this.bytes += bytes;
+    this.lines += lines;
+
+    const languageStats = this.languages.get(language);
+    if (languageStats) {
+      languageStats.files++;
+      languageStats.bytes += bytes;
+      languageStats.lines += lines;
+    } else {
+      this.languages.set(language, { language, files: 1, bytes, lines });
+    }
+
+    const slash = relative.indexOf('/');
+    const top = slash === -1 ? ROOT_DIRECTORY : relative.slice(0, slash);
+    const directory = this.directories.get(top);
+    if (directory) {
+      directory.files++;
+      directory.bytes += bytes;
+    } else {
+      this.directories.set(top, { path: top, files: 1, bytes });
+    }
+
+    this.largest.offer({ path: relative, bytes, language });
+  }
+
+  summary(): Pick<ScanResult, 'files' | 'bytes' | 'lines' | 'languages' | 'largestFiles' | 'directories'> {
+    return {
+      files: this.files,
+      bytes: this.bytes,
+      lines: this.lines,
+      languages: [...this.languages.values()].sort((a, b) => b.bytes - a.bytes || compareText(a.language, b.language)),
+      largestFiles: this.largest.toArray(),
+      directories: [...this.directories.values()].sort((a, b) => b.bytes - a.bytes || compareText(a.path, b.path)),
+    };
+  }
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
