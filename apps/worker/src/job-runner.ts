@@ -33,6 +33,7 @@ export class JobRunner {
     const attempt = job.attemptsMade + 1;
     const claimed = await this.jobs.claim(id, attempt);
     if (!claimed) return { skipped: 'not-runnable' };
+    this.logger.info({ jobId: id, kind: claimed.kind, attempt }, 'job started');
 
     const handler = this.handlers.get(claimed.kind);
     const reporter = new ProgressReporter({

@@ -1,16 +1,20 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { INestApplicationContext } from '@nestjs/common';
+import { INestApplicationContext, Type } from '@nestjs/common';
 import { loadConfig, QuarryConfig } from '@quarry/config';
 import { WorkerModule } from './worker.module';
 import { PinoNestLogger } from '@quarry/config';
 
 /** Starts a worker process: a Nest application context, no HTTP server. */
-export async function startWorker(config: QuarryConfig = loadConfig()): Promise<INestApplicationContext> {
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
-    logger: new PinoNestLogger('quarry-worker', config.logLevel),
+export async function startWorker(
+  config: QuarryConfig = loadConfig(),
+  options: { processors?: Type[]; shutdownHooks?: boolean } = {},
+): Promise<INestApplicationContext> {
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config, options.processors), {
+    logger: new PinoNestLogger('quarry-worker', config.logLevel === 'info' ? 'warn' : config.logLevel),
   });
-  app.enableShutdownHooks();
+  if (options.shutdownHooks !== false) app.enableShutdownHooks();
+  await app.init();
   return app;
 }
 

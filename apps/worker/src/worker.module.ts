@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, Type } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ConfigModule, QuarryConfig } from '@quarry/config';
 import { DbModule } from '@quarry/db';
@@ -12,11 +12,12 @@ export const PROCESSORS = [ScanProcessor];
 
 @Module({})
 export class WorkerModule {
-  static forRoot(config?: QuarryConfig): DynamicModule {
+  /** `processors` replaces the default set (tests use it to inject failing or slow handlers). */
+  static forRoot(config?: QuarryConfig, processors: Type[] = PROCESSORS): DynamicModule {
     return {
       module: WorkerModule,
       imports: [ConfigModule.forRoot(config), DbModule, DiscoveryModule],
-      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, ...PROCESSORS],
+      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, ...processors],
     };
   }
 }

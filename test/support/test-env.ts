@@ -1,0 +1,22 @@
+import { randomBytes } from 'node:crypto';
+import { loadConfig, QuarryConfig } from '../../libs/config/src';
+
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from './test-database';
+
+export { TEST_DATABASE_URL, TEST_REDIS_URL };
+
+/** A BullMQ prefix no other test run shares, so tests never see each other's jobs. */
+export function uniquePrefix(label: string): string {
+  return `quarry-test-${label}-${randomBytes(4).toString('hex')}`;
+}
+
+/** Configuration for a test: the test database, a private queue prefix, quiet logs, port 0. */
+export function testConfig(overrides: Partial<QuarryConfig> = {}): QuarryConfig {
+  const base = loadConfig({
+    QUARRY_DATABASE_URL: TEST_DATABASE_URL,
+    QUARRY_REDIS_URL: TEST_REDIS_URL,
+    QUARRY_LOG_LEVEL: 'silent',
+    QUARRY_PORT: '0',
+  });
+  return { ...base, queuePrefix: uniquePrefix('x'), ...overrides };
+}
