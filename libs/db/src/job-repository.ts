@@ -145,6 +145,7 @@ export class JobRepository {
   complete(id: string, result: unknown): Promise<boolean> {
     return this.transition(id, ['running'], 'succeeded', 'completed', null, {
       result: json(result),
+      error: json(null),
       finishedAt: true,
     });
   }

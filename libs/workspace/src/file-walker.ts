@@ -9,7 +9,7 @@ export interface WalkOptions {
   signal?: AbortSignal;
   /** Called after each directory is read with the number of files found so far. Cheap; may be frequent. */
   onProgress?: (filesFound: number) => void;
-  /** Directories read at once. The default suits the libuv thread pool (4 threads) and a local disk. */
+  /** Directories read at once: enough to keep the libuv thread pool busy while results are processed (16 measured best). */
   concurrency?: number;
 }
 
@@ -40,7 +40,7 @@ interface PendingDirectory {
   rules: RuleStack;
 }
 
-const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_CONCURRENCY = 16;
 /** A directory that vanished or that we may not read is counted, not fatal; anything else is. */
 const SKIPPABLE_DIRECTORY_ERRORS = new Set(['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM', 'ELOOP']);
 
