@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { symlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import { scanResultSchema, type JobProgress } from '@quarry/contracts';
@@ -10,7 +10,7 @@ const nulAfterIsBinaryFileLooks = Buffer.concat([Buffer.from('a'.repeat(1000)), 
 
 /** Sizes chosen by hand; the expectations below are exact. */
 const KNOWN_TREE: TreeSpec = {
-  '.gitignore': 'ignored/\n*.tmp\n', // 16 bytes, 2 lines
+  '.gitignore': 'ignored/\n*.tmp\n', // 15 bytes, 2 lines
   'README.md': '# T\n\nhello\n', // 11 bytes, 3 lines
   'empty.txt': '', // 0 bytes, 0 lines
   LICENSE: 'MIT', // 3 bytes, 1 line (no trailing newline)
@@ -40,12 +40,12 @@ describe('scanRepository', () => {
     expect(() => scanResultSchema.parse(result)).not.toThrow();
     expect(result.root).toBe(root);
     expect(result.files).toBe(9);
-    expect(result.bytes).toBe(16 + 11 + 0 + 3 + 6 + 3 + 15 + 4 + 200_003);
+    expect(result.bytes).toBe(15 + 11 + 0 + 3 + 6 + 3 + 15 + 4 + 200_003);
     expect(result.lines).toBe(2 + 3 + 0 + 1 + 3 + 2 + 1 + 4 + 20_001);
     expect(result.languages).toEqual([
       { language: 'SQL', files: 1, bytes: 200_003, lines: 20_001 },
-      { language: 'Ignore List', files: 1, bytes: 16, lines: 2 },
       // equal bytes: by name
+      { language: 'Ignore List', files: 1, bytes: 15, lines: 2 },
       { language: 'JavaScript', files: 1, bytes: 15, lines: 1 },
       { language: 'Markdown', files: 2, bytes: 15, lines: 7 },
       { language: 'TypeScript', files: 2, bytes: 9, lines: 5 },
@@ -54,7 +54,7 @@ describe('scanRepository', () => {
     ]);
     expect(result.directories).toEqual([
       { path: 'big', files: 1, bytes: 200_003 },
-      { path: '.', files: 4, bytes: 30 },
+      { path: '.', files: 4, bytes: 29 },
       { path: 'src', files: 3, bytes: 24 },
       { path: 'docs', files: 1, bytes: 4 },
     ]);
@@ -67,7 +67,7 @@ describe('scanRepository', () => {
     const result = await scanRepository(root);
     expect(result.largestFiles.map((file) => [file.path, file.bytes, file.language])).toEqual([
       ['big/large.sql', 200_003, 'SQL'],
-      ['.gitignore', 16, 'Ignore List'],
+      ['.gitignore', 15, 'Ignore List'],
       ['src/deep/x.js', 15, 'JavaScript'],
       ['README.md', 11, 'Markdown'],
       ['src/index.ts', 6, 'TypeScript'],
@@ -124,20 +124,20 @@ describe('scanRepository', () => {
   });
 
   describe('on a few-thousand-file tree', () => {
+    let tree: string | undefined;
     beforeAll(async () => {
-      root = await makeTempTree();
+      tree = await makeTempTree();
       const files: TreeSpec = {};
       for (let index = 0; index < 3000; index++) files[`d${index % 30}/e${index % 11}/f${index}.ts`] = `export const v${index} = ${index};\n`;
       for (let index = 0; index < 3; index++) files[`large/l${index}.txt`] = 'some text on a line\n'.repeat(1_000_000); // 20 MB each
-      await addFiles(root, files);
+      await addFiles(tree, files);
     }, 60_000);
-    afterEach(() => undefined); // keep the tree between these tests
-    afterAll(async () => removeTempTree(root));
+    afterAll(async () => removeTempTree(tree));
 
     it('stops reading as soon as the signal aborts during the reading stage', async () => {
       const controller = new AbortController();
       let lastDone = 0;
-      const scan = scanRepository(root as string, {
+      const scan = scanRepository(tree as string, {
         signal: controller.signal,
         onProgress: (update) => {
           if (update.stage !== 'reading') return;
@@ -149,11 +149,13 @@ describe('scanRepository', () => {
       expect(lastDone).toBe(100);
     });
 
-    it('rejects well under a second after an abort from outside (a timer), even mid-file', async () => {
+    it('rejects well under a second after an abort from outside (a timer), leaving no file open', async () => {
+      const openFiles = () => readdirSync('/proc/self/fd').length;
+      const before = openFiles();
       const controller = new AbortController();
       let abortedAt = 0;
       let reading = false;
-      const scan = scanRepository(root as string, {
+      const scan = scanRepository(tree as string, {
         signal: controller.signal,
         onProgress: (update) => {
           if (update.stage !== 'reading' || reading) return;
@@ -168,11 +170,12 @@ describe('scanRepository', () => {
       await expect(scan).rejects.toMatchObject({ name: 'AbortError' });
       expect(abortedAt).toBeGreaterThan(0);
       expect(performance.now() - abortedAt).toBeLessThan(250);
+      expect(openFiles()).toBe(before);
     });
 
     it('aborts during listing too', async () => {
       const controller = new AbortController();
-      const scan = scanRepository(root as string, {
+      const scan = scanRepository(tree as string, {
         signal: controller.signal,
         onProgress: (update) => {
           if (update.stage === 'listing' && update.done > 0) controller.abort();
@@ -182,7 +185,7 @@ describe('scanRepository', () => {
     });
 
     it('scans it completely when left alone', async () => {
-      const result = await scanRepository(root as string);
+      const result = await scanRepository(tree as string);
       expect(result.files).toBe(3003);
       expect(result.lines).toBe(3000 + 3_000_000);
       expect(result.largestFiles.slice(0, 3).map((file) => file.path)).toEqual(['large/l0.txt', 'large/l1.txt', 'large/l2.txt']);

@@ -1,0 +1,291 @@
+/**
+ * Small helpers shared by the service benchmarks: statistics, tables, the tiny tree, CPU time per
+ * process from /proc, and a counting TCP proxy in front of Postgres (to count round trips per job).
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import IORedis from 'ioredis';
+
+export const BENCH_DATABASE_URL = process.env.QUARRY_BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/quarry_bench';
+export const BENCH_REDIS_URL = process.env.QUARRY_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export function benchPrefix(label: string): string {
+  return `quarry-bench-${label}-${randomBytes(4).toString('hex')}`;
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Nearest-rank percentile of an ascending array. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank];
+}
+
+export interface LatencyStats {
+  n: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  mean: number;
+}
+
+export function latencyStats(samples: readonly number[]): LatencyStats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const sum = sorted.reduce((total, value) => total + value, 0);
+  return {
+    n: sorted.length,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1] ?? Number.NaN,
+    mean: sorted.length ? sum / sorted.length : Number.NaN,
+  };
+}
+
+export const ms = (value: number, digits = 1) => (Number.isFinite(value) ? `${value.toFixed(digits)} ms` : '-');
+export const num = (value: number, digits = 0) => (Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '-');
+
+/** Prints a titled table; numeric-looking cells are right-aligned. */
+export function printTable(title: string, header: string[], rows: string[][], notes: string[] = []): void {
+  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const numeric = (cell: string) => /^[-+~≈≥≤]?[\d,.]+\s*(ms|s|x|×|%|jobs\/s|\/s|MiB)?$/.test(cell.trim());
+  const line = (row: string[]) =>
+    row.map((cell, column) => (column > 0 && numeric(cell) ? cell.padStart(widths[column]) : cell.padEnd(widths[column]))).join('  ').trimEnd();
+  console.log(`\n${title}`);
+  console.log(line(header));
+  console.log(widths.map((width) => '-'.repeat(width)).join('  '));
+  for (const row of rows) console.log(line(row));
+  for (const note of notes) console.log(`  ${note}`);
+}
+
+/** A fixed 10-file text tree for the tiny-job figures (a scan of it is nearly free). */
+export function ensureTinyTree(): { root: string; files: number } {
+  const root = path.join(os.tmpdir(), 'quarry-bench-tiny-10');
+  const files = 10;
+  const marker = path.join(root, '.git', 'quarry-tiny.json');
+  if (!fs.existsSync(marker)) {
+    fs.rmSync(root, { recursive: true, force: true });
+    for (let i = 0; i < files; i++) {
+      const dir = path.join(root, i % 2 ? 'src' : 'lib');
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, `file${i}.ts`), `export const value${i} = ${i};\n`.repeat(1 + (i % 3)));
+    }
+    // .git is never listed by the walker, so the marker does not count as a file.
+    fs.mkdirSync(path.dirname(marker), { recursive: true });
+    fs.writeFileSync(marker, JSON.stringify({ files }));
+  }
+  return { root: fs.realpathSync(root), files };
+}
+
+/** Removes every key of one BullMQ prefix (and nothing else). */
+export async function deletePrefixKeys(redisUrl: string, prefix: string): Promise<number> {
+  const redis = new IORedis(redisUrl, { maxRetriesPerRequest: 3 });
+  let deleted = 0;
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) deleted += await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  return deleted;
+}
+
+// ---- CPU time per process ----------------------------------------------------------------------
+
+const CLOCK_TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux x86-64
+
+/** utime + stime of one process in ms, or undefined when it is gone. */
+export function processCpuMs(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may contain spaces: fields start after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Pids whose command name is `comm` (e.g. postgres, redis-server). */
+export function pidsByName(comm: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === comm) pids.push(Number(entry));
+    } catch {
+      /* gone */
+    }
+  }
+  return pids;
+}
+
+export type CpuTargets = Record<string, () => number[]>;
+
+/** CPU ms used per named group of processes between `start()` and `stop()`. */
+export class CpuMeter {
+  private before = new Map<string, Map<number, number>>();
+  private startedAt = 0;
+  private selfBefore = process.cpuUsage();
+
+  constructor(private readonly targets: CpuTargets) {}
+
+  start(): void {
+    this.startedAt = performance.now();
+    this.selfBefore = process.cpuUsage();
+    this.before = this.read();
+  }
+
+  /** CPU ms per group, plus `bench client` (this process) and the wall time. */
+  stop(): { wallMs: number; cpuMs: Record<string, number> } {
+    const wallMs = performance.now() - this.startedAt;
+    const after = this.read();
+    const cpuMs: Record<string, number> = {};
+    for (const [name, pids] of after) {
+      let total = 0;
+      for (const [pid, value] of pids) total += value - (this.before.get(name)?.get(pid) ?? 0);
+      cpuMs[name] = total;
+    }
+    const self = process.cpuUsage(this.selfBefore);
+    cpuMs['bench client'] = (self.user + self.system) / 1000;
+    return { wallMs, cpuMs };
+  }
+
+  private read(): Map<string, Map<number, number>> {
+    const snapshot = new Map<string, Map<number, number>>();
+    for (const [name, pidsOf] of Object.entries(this.targets)) {
+      const values = new Map<number, number>();
+      for (const pid of pidsOf()) {
+        const cpu = processCpuMs(pid);
+        if (cpu !== undefined) values.set(pid, cpu);
+      }
+      snapshot.set(name, values);
+    }
+    return snapshot;
+  }
+}
+
+// ---- Postgres round-trip counter -------------------------------------------------------------
+
+export interface PgMessageCounts {
+  connections: number;
+  /** Simple-protocol queries ('Q'). */
+  simple: number;
+  /** Extended-protocol messages: Parse, Bind, Execute, Sync. */
+  parse: number;
+  bind: number;
+  execute: number;
+  sync: number;
+}
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of Postgres that counts the frontend protocol messages going
+ * through it. A round trip ends with a Sync (extended protocol) or is one simple Query, so
+ * `sync + simple` is the number of times the client waited for the server.
+ */
+export class PgCountingProxy {
+  counts: PgMessageCounts = PgCountingProxy.zero();
+  private server: net.Server | undefined;
+  private readonly sockets = new Set<net.Socket>();
+
+  constructor(
+    private readonly upstreamHost = '127.0.0.1',
+    private readonly upstreamPort = 5432,
+  ) {}
+
+  static zero(): PgMessageCounts {
+    return { connections: 0, simple: 0, parse: 0, bind: 0, execute: 0, sync: 0 };
+  }
+
+  async start(): Promise<number> {
+    this.server = net.createServer((client) => this.relay(client));
+    await new Promise<void>((resolve, reject) => {
+      this.server?.once('error', reject);
+      this.server?.listen(0, '127.0.0.1', () => resolve());
+    });
+    const address = this.server.address();
+    return typeof address === 'object' && address ? address.port : 0;
+  }
+
+  reset(): void {
+    this.counts = PgCountingProxy.zero();
+  }
+
+  roundTrips(): number {
+    return this.counts.sync + this.counts.simple;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private relay(client: net.Socket): void {
+    const upstream = net.connect(this.upstreamPort, this.upstreamHost);
+    this.sockets.add(client);
+    this.sockets.add(upstream);
+    this.counts.connections++;
+    const close = () => {
+      client.destroy();
+      upstream.destroy();
+      this.sockets.delete(client);
+      this.sockets.delete(upstream);
+    };
+    client.on('error', close).on('close', close);
+    upstream.on('error', close).on('close', close);
+    upstream.pipe(client);
+    let pending = Buffer.alloc(0);
+    let started = false;
+    client.on('data', (chunk: Buffer) => {
+      upstream.write(chunk);
+      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      for (;;) {
+        if (!started) {
+          // Startup-phase messages have no type byte: int32 length, int32 code.
+          if (pending.length < 8) break;
+          const length = pending.readInt32BE(0);
+          if (pending.length < length) break;
+          const code = pending.readInt32BE(4);
+          pending = pending.subarray(length);
+          if (code !== 80877103 && code !== 80877104) started = true; // not SSLRequest / GSSENCRequest
+          continue;
+        }
+        if (pending.length < 5) break;
+        const length = pending.readInt32BE(1);
+        if (pending.length < 1 + length) break;
+        this.count(String.fromCharCode(pending[0]));
+        pending = pending.subarray(1 + length);
+      }
+    });
+  }
+
+  private count(type: string): void {
+    if (type === 'Q') this.counts.simple++;
+    else if (type === 'P') this.counts.parse++;
+    else if (type === 'B') this.counts.bind++;
+    else if (type === 'E') this.counts.execute++;
+    else if (type === 'S') this.counts.sync++;
+  }
+}
+
+/** Redis `INFO commandstats` total calls (server-wide: other clients count too). */
+export async function redisCommandCalls(redisUrl: string): Promise<number> {
+  const redis = new IORedis(redisUrl, { maxRetriesPerRequest: 3 });
+  try {
+    const info = await redis.info('commandstats');
+    let total = 0;
+    for (const match of info.matchAll(/calls=(\d+)/g)) total += Number(match[1]);
+    return total;
+  } finally {
+    redis.disconnect();
+  }
+}
