@@ -20,6 +20,7 @@ module.exports = {
     {
       ...common,
       displayName: 'integration',
+      testTimeout: 60_000,
       testMatch: ['<rootDir>/test/integration/**/*.spec.ts', '<rootDir>/test/e2e/**/*.spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
     },

@@ -1,10 +1,15 @@
 import 'reflect-metadata';
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig } from '@quarry/config';
-import { applyMigrations, ensureDatabase } from '@quarry/db';
 import { QuarryError } from '@quarry/contracts';
-import { cancelCommand, EXIT, isClientError, jobCommand, jobsCommand, printError, retryCommand, scanCommand } from './commands/jobs';
-import { createKey, listKeys, revokeKey } from './commands/keys';
+import { EXIT, printError } from './cli-output';
+import { ClientError } from './quarry-client';
+
+// Commands load their modules on use: `quarry scan` should not pay for Prisma or Nest.
+const jobs = () => import('./commands/jobs');
+const keyCommands = () => import('./commands/keys');
 
 const positive = (value: string) => {
   const parsed = Number(value);
@@ -17,6 +22,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
   let code: number | undefined = EXIT.ok;
   const program = new Command('quarry')
     .description('Repository context for AI coding agents: scan repositories as jobs and watch them live.')
+    .version(version())
     .exitOverride()
     .showHelpAfterError('(run `quarry --help` for usage)')
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
@@ -69,7 +75,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .option('--no-wait', 'print the job id and return at once')
     .option('--local', 'scan in this process, without a server')
     .action(async (target: string, options) => {
-      code = await scanCommand(target, options);
+      code = await (await jobs()).scanCommand(target, options);
     });
   server(program.command('jobs'))
     .description('list jobs, newest first')
@@ -78,41 +84,41 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .option('--limit <n>')
     .option('--cursor <cursor>')
     .action(async (options) => {
-      code = await jobsCommand(options);
+      code = await (await jobs()).jobsCommand(options);
     });
   server(program.command('job <id>'))
     .description('show one job')
     .action(async (id: string, options) => {
-      code = await jobCommand(id, options);
+      code = await (await jobs()).jobCommand(id, options);
     });
   server(program.command('cancel <id>'))
     .description('cancel a queued or running job')
     .action(async (id: string, options) => {
-      code = await cancelCommand(id, options);
+      code = await (await jobs()).cancelCommand(id, options);
     });
   server(program.command('retry <id>'))
     .description('run a failed or cancelled job again')
     .action(async (id: string, options) => {
-      code = await retryCommand(id, options);
+      code = await (await jobs()).retryCommand(id, options);
     });
   const keys = program.command('keys').description('manage API keys (talks to Postgres directly)');
   keys
     .command('create <name>')
     .description('create a key and print it once')
     .action(async (name: string) => {
-      code = await createKey(name);
+      code = await (await keyCommands()).createKey(name);
     });
   keys
     .command('list')
     .option('--json')
     .action(async (options: { json?: boolean }) => {
-      code = await listKeys(Boolean(options.json));
+      code = await (await keyCommands()).listKeys(Boolean(options.json));
     });
   keys
     .command('revoke <idOrName>')
     .description('revoke a key by id, name or printed prefix')
     .action(async (idOrName: string) => {
-      code = await revokeKey(idOrName);
+      code = await (await keyCommands()).revokeKey(idOrName);
     });
 
   try {
@@ -124,16 +130,26 @@ export async function main(argv: string[]): Promise<number | undefined> {
 }
 
 async function migrate(databaseUrl: string, quiet: boolean): Promise<void> {
+  const { applyMigrations, ensureDatabase } = await import('@quarry/db');
   await ensureDatabase(databaseUrl);
   const applied = await applyMigrations(databaseUrl);
   if (!quiet || applied.length) console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+}
+
+/** The package version, found from source (apps/cli/src) or the build (dist/apps/cli/src). */
+function version(): string {
+  for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+  }
+  return 'unknown';
 }
 
 function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) {
     return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
-  if (isClientError(error)) {
+  if (error instanceof ClientError) {
     printError(error.body);
     // A request the server refused as malformed is a usage error; anything else is a failure.
     return error.status !== undefined && error.status >= 400 && error.status < 500 && error.body.kind !== 'job_not_found' ? EXIT.usage : EXIT.failed;

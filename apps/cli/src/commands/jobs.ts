@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { ScanResult } from '@quarry/contracts';
-import { ClientError, JobOutcome, QuarryClient } from '../quarry-client';
+import { JobOutcome, QuarryClient } from '../quarry-client';
+import { EXIT, printError } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { formatScanSummary } from '../scan-summary';
 import { resolveWorkspaceRoot, scanRepository } from '@quarry/workspace';
 
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 export interface ClientOptions {
   server: string;
@@ -97,11 +97,3 @@ function print(options: ClientOptions, value: unknown, line: string): void {
   console.log(options.json ? JSON.stringify(value, null, 2) : line);
 }
 
-export function printError(error: { kind: string; message: string; suggestion?: string }): void {
-  console.error(`error [${error.kind}]: ${error.message}`);
-  if (error.suggestion) console.error(`  ${error.suggestion}`);
-}
-
-export function isClientError(error: unknown): error is ClientError {
-  return error instanceof ClientError;
-}

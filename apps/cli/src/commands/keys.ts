@@ -1,6 +1,6 @@
 import { loadConfig } from '@quarry/config';
 import { ApiKeyRepository, createPrismaClient } from '@quarry/db';
-import { EXIT } from './jobs';
+import { EXIT } from '../cli-output';
 
 /** `quarry keys …` talks to Postgres directly: it is an operator command, run where the database is. */
 async function withKeys<T>(action: (keys: ApiKeyRepository) => Promise<T>): Promise<T> {

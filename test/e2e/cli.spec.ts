@@ -1,0 +1,139 @@
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { TestStack, waitFor } from '../support/stack';
+import { makeTree } from '../support/trees';
+import { TEST_DATABASE_URL } from '../support/test-env';
+import { EndlessScanProcessor } from '../support/test-processors';
+
+const BIN = path.join(__dirname, '..', '..', 'bin', 'quarry.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built `quarry` command with no TTY, as a script or CI would. */
+function quarry(args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, QUARRY_URL: '', QUARRY_API_KEY: '', QUARRY_LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`quarry ${args.join(' ')} timed out\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('the quarry CLI', () => {
+  describe('against a running gateway', () => {
+    let stack: TestStack;
+    let root: string;
+    beforeAll(async () => {
+      root = makeTree({ 'src/main.rs': 'fn main() {\n}\n', 'src/lib.rs': 'pub fn x() {}\n', 'README.md': '# x\n' });
+      stack = await TestStack.start({ workspaceRoots: [root] });
+    });
+    afterAll(() => stack.close());
+
+    it('scans a repository, shows progress lines and prints the summary', async () => {
+      const run = await quarry(['scan', root, '--server', stack.url]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('3 files');
+      expect(run.stdout).toMatch(/Rust\s+2\s+3/);
+      expect(run.stdout).toContain('Top-level directories');
+      expect(run.stderr).toMatch(/scan [0-9a-f]{8}: /);
+    });
+
+    it('resolves a relative path against the current directory', async () => {
+      const run = await quarry(['scan', path.relative(process.cwd(), root), '--server', stack.url, '--json']);
+      expect(run.code).toBe(0);
+      const output = JSON.parse(run.stdout);
+      expect(output).toMatchObject({ status: 'succeeded', result: { root, files: 3 } });
+    });
+
+    it('returns at once with --no-wait, and shows the job later', async () => {
+      const queued = await quarry(['scan', root, '--server', stack.url, '--no-wait']);
+      expect(queued.code).toBe(0);
+      const id = /queued scan ([0-9a-f-]{36})/.exec(queued.stdout)?.[1];
+      expect(id).toBeDefined();
+      await stack.waitForStatus(id!, ['succeeded']);
+      const shown = await quarry(['job', id!, '--server', stack.url]);
+      expect(shown.code).toBe(0);
+      expect(JSON.parse(shown.stdout)).toMatchObject({ id, status: 'succeeded' });
+      const listed = await quarry(['jobs', '--server', stack.url, '--kind', 'scan', '--limit', '5']);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toContain(id);
+    });
+
+    it('exits 2 with the typed error when the server refuses the request', async () => {
+      const run = await quarry(['scan', os.tmpdir(), '--server', stack.url]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('error [path_outside_root]');
+      expect(run.stderr).toContain('QUARRY_WORKSPACE_ROOTS');
+    });
+
+    it('exits 2 on usage errors', async () => {
+      expect((await quarry(['scan'])).code).toBe(2);
+      expect((await quarry(['frobnicate'])).code).toBe(2);
+      expect((await quarry(['worker', '--concurrency', 'zero'])).code).toBe(2);
+    });
+
+    it('exits 1 with a hint when no gateway answers', async () => {
+      const run = await quarry(['scan', root, '--server', 'http://127.0.0.1:9']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('No Quarry answers at http://127.0.0.1:9');
+      expect(run.stderr).toContain('npm start');
+    });
+  });
+
+  describe('cancelling', () => {
+    let stack: TestStack;
+    let root: string;
+    beforeAll(async () => {
+      root = makeTree({ 'a.py': 'pass\n' });
+      stack = await TestStack.start({ workspaceRoots: [root] }, { processors: [EndlessScanProcessor] });
+    });
+    afterAll(() => stack.close());
+
+    it('`quarry cancel` stops a running scan, and the waiting `quarry scan` exits 1', async () => {
+      const scan = quarry(['scan', root, '--server', stack.url]);
+      const job = await waitFor(async () => (await stack.jobs.list({ limit: 1, status: 'running' })).items[0], 10_000, 'a running job');
+      const cancel = await quarry(['cancel', job.id, '--server', stack.url]);
+      expect(cancel.code).toBe(0);
+      expect(cancel.stdout).toContain('cancelled');
+      const finished = await scan;
+      expect(finished.code).toBe(1);
+      expect(finished.stderr).toContain('was cancelled');
+    });
+  });
+
+  describe('keys', () => {
+    it('creates a key once, lists it and revokes it', async () => {
+      const env = { QUARRY_DATABASE_URL: TEST_DATABASE_URL };
+      const name = `cli-test-${Date.now()}`;
+      const created = await quarry(['keys', 'create', name], env);
+      try {
+        expect(created.code).toBe(0);
+        expect(created.stdout.trim()).toMatch(/^qk_[A-Za-z0-9_-]{20,}$/);
+        const listed = await quarry(['keys', 'list'], env);
+        expect(listed.stdout).toContain(name);
+        expect(listed.stdout).not.toContain(created.stdout.trim());
+      } finally {
+        const revoked = await quarry(['keys', 'revoke', name], env);
+        expect(revoked.code).toBe(0);
+      }
+      expect((await quarry(['keys', 'revoke', name], env)).code).toBe(1);
+    });
+  });
+});
