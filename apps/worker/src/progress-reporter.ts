@@ -16,8 +16,8 @@ export interface ProgressSinks {
  */
 export class ProgressReporter {
   private latest: JobProgress | undefined;
-  private lastLiveAt = 0;
-  private lastStoredAt = 0;
+  private lastLiveAt = Number.NEGATIVE_INFINITY;
+  private lastStoredAt = Number.NEGATIVE_INFINITY;
   private lastStage: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<unknown> = Promise.resolve();

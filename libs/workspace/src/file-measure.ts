@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { close, closeSync, constants, fstat, fstatSync, open, openSync, read, readSync } from 'node:fs';
 import { isBinaryFileSync } from 'isbinaryfile';
 
 /** What reading one listed file found. */
@@ -8,6 +8,8 @@ export type FileMeasure =
   /** Gone, unreadable, or no longer a regular file since it was listed. */
   | { kind: 'unreadable' };
 
+/** The chunk every read goes through; files larger than this are streamed, never held whole. */
+export const READ_CHUNK_BYTES = 64 * 1024;
 /** Git looks for a NUL in the first 8000 bytes to call a file binary; so do we. */
 const NUL_SNIFF_BYTES = 8000;
 const NEWLINE = 0x0a;
@@ -20,18 +22,52 @@ const UNREADABLE: FileMeasure = { kind: 'unreadable' };
 const BINARY: FileMeasure = { kind: 'binary' };
 
 /**
- * Reads a file through `buffer` (the caller's, reused across files, so memory stays flat however
- * large the file) and counts its bytes and lines: the '\n's, plus one for a last line with no
- * '\n'. A binary file stops at the first chunk.
+ * Bytes and lines of one file, fed chunk by chunk, shared by the blocking and the concurrent
+ * reader so both count the same way. Lines are the '\n's, plus one for a last line without one.
  *
- * Synchronous, one chunk per step: the generator yields after every chunk but the last, so the
- * caller decides how long it may hold the event loop and can stop mid-file (`return()` closes the
- * file). Measured on a 100k-file tree, blocking reads in short slices are ~5x faster than the same
- * reads through the thread pool, whose per-call hand-off costs more than the syscall inside it.
- *
- * Most source files fit in one chunk, which makes them open, read, close. A short read of a
+ * Most source files fit in one chunk, which makes a file open, read, close. A short read of a
  * regular file is its end; a file that fills the chunk is fstat'ed once, for its size (sparing the
  * read that would only confirm the end) and to refuse a device swapped in after listing.
+ */
+class ContentCount {
+  bytes = 0;
+  private lines = 0;
+  private lastByte = NEWLINE;
+  /** From fstat once a chunk came back full; -1 before. */
+  expectedSize = -1;
+
+  /** Takes one chunk; BINARY if the first chunk says so, else whether more may follow. */
+  add(buffer: Buffer, count: number): typeof BINARY | 'done' | 'more' {
+    if (count === 0) return 'done';
+    if (this.bytes === 0 && looksBinary(buffer, count)) return BINARY;
+    this.lines += countNewlines(buffer, count);
+    this.lastByte = buffer[count - 1];
+    this.bytes += count;
+    if (count < buffer.length || (this.expectedSize >= 0 && this.bytes >= this.expectedSize)) return 'done';
+    return 'more';
+  }
+
+  /** Needs the size (fstat) before reading on. */
+  get needsSize(): boolean {
+    return this.expectedSize < 0;
+  }
+
+  /** Records fstat's answer: whether to read on, stop, or give up on a file that is no longer regular. */
+  setSize(isFile: boolean, size: number): 'unreadable' | 'done' | 'more' {
+    if (!isFile) return 'unreadable';
+    this.expectedSize = size;
+    return this.bytes >= size ? 'done' : 'more';
+  }
+
+  result(): FileMeasure {
+    return { kind: 'text', bytes: this.bytes, lines: this.bytes > 0 && this.lastByte !== NEWLINE ? this.lines + 1 : this.lines };
+  }
+}
+
+/**
+ * The blocking reader: synchronous reads through `buffer` (the caller's, reused across files),
+ * one chunk per step. The generator yields after every chunk but the last, so the caller decides
+ * how long it may hold the event loop and can stop mid-file (`return()` closes the file).
  */
 export function* measureFileSteps(absolutePath: string, buffer: Buffer): Generator<void, FileMeasure, void> {
   let fd: number;
@@ -41,48 +77,75 @@ export function* measureFileSteps(absolutePath: string, buffer: Buffer): Generat
     return UNREADABLE;
   }
   try {
-    let bytes = 0;
-    let lines = 0;
-    let lastByte = NEWLINE;
-    let expectedSize = -1;
+    const count = new ContentCount();
     for (;;) {
-      let count: number;
+      let read: number;
       try {
-        count = readSync(fd, buffer, 0, buffer.length, bytes);
+        read = readSync(fd, buffer, 0, buffer.length, count.bytes);
       } catch {
         return UNREADABLE;
       }
-      if (count === 0) break;
-      if (bytes === 0 && looksBinary(buffer, count)) return BINARY;
-      lines += countNewlines(buffer, count);
-      lastByte = buffer[count - 1];
-      bytes += count;
-      if (count < buffer.length) break;
-      if (expectedSize < 0) {
+      const next = count.add(buffer, read);
+      if (next === BINARY) return BINARY;
+      if (next === 'done') return count.result();
+      if (count.needsSize) {
+        let afterSize: 'unreadable' | 'done' | 'more';
         try {
           const stats = fstatSync(fd);
-          if (!stats.isFile()) return UNREADABLE;
-          expectedSize = stats.size;
+          afterSize = count.setSize(stats.isFile(), stats.size);
         } catch {
           return UNREADABLE;
         }
+        if (afterSize === 'unreadable') return UNREADABLE;
+        if (afterSize === 'done') return count.result();
       }
-      if (bytes >= expectedSize) break;
       yield;
     }
-    return { kind: 'text', bytes, lines: bytes > 0 && lastByte !== NEWLINE ? lines + 1 : lines };
   } finally {
     closeSync(fd);
   }
 }
 
-/** The whole measure at once, for callers that do not need to interleave (tests, one-off reads). */
-export function measureFile(absolutePath: string, buffer: Buffer = Buffer.allocUnsafe(64 * 1024)): FileMeasure {
+/** The blocking reader run to the end: for one-off reads and tests. */
+export function measureFile(absolutePath: string, buffer: Buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES)): FileMeasure {
   const steps = measureFileSteps(absolutePath, buffer);
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
   }
+}
+
+/**
+ * The concurrent reader: the same reads through the libuv thread pool, so many files can wait on
+ * the disk at once. Callbacks rather than FileHandle: measured ~3x cheaper per file. The file is
+ * closed before the promise settles; an abort between chunks rejects with the signal's reason.
+ */
+export function measureFileConcurrently(absolutePath: string, buffer: Buffer, signal?: AbortSignal): Promise<FileMeasure> {
+  return new Promise((resolve, reject) => {
+    open(absolutePath, OPEN_FLAGS, (openError, fd) => {
+      if (openError) return resolve(UNREADABLE);
+      const count = new ContentCount();
+      const finish = (outcome: FileMeasure | { aborted: unknown }) =>
+        close(fd, () => ('aborted' in outcome ? reject(outcome.aborted) : resolve(outcome)));
+      const readNext = () => {
+        if (signal?.aborted) return finish({ aborted: signal.reason });
+        read(fd, buffer, 0, buffer.length, count.bytes, onRead);
+      };
+      const onRead = (readError: NodeJS.ErrnoException | null, read: number) => {
+        if (readError) return finish(UNREADABLE);
+        const next = count.add(buffer, read);
+        if (next === BINARY) return finish(BINARY);
+        if (next === 'done') return finish(count.result());
+        if (!count.needsSize) return readNext();
+        fstat(fd, (statError, stats) => {
+          const afterSize = statError ? 'unreadable' : count.setSize(stats.isFile(), stats.size);
+          if (afterSize === 'unreadable') return finish(UNREADABLE);
+          return afterSize === 'done' ? finish(count.result()) : readNext();
+        });
+      };
+      readNext();
+    });
+  });
 }
 
 function looksBinary(buffer: Buffer, length: number): boolean {

@@ -3,4 +3,5 @@ export { walkFiles, type WalkOptions, type WalkResult, type WalkSkipped } from '
 export { IgnoreRules, IGNORED, INCLUDED, UNDECIDED, type Verdict } from './ignore-rules';
 export { languageOf, KNOWN_LANGUAGES, OTHER_LANGUAGE } from './languages';
 export { measureFile, type FileMeasure } from './file-measure';
+export { measureFiles, type ReadStrategy, type MeasureFilesOptions } from './adaptive-reader';
 export { scanRepository, MAX_LARGEST_FILES, type ScanOptions } from './scan-repository';

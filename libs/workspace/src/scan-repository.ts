@@ -2,25 +2,24 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { JobProgress, LanguageStats, ScanResult } from '@quarry/contracts';
 import { walkFiles } from './file-walker';
-import { measureFileSteps, type FileMeasure } from './file-measure';
+import { measureFiles, type ReadStrategy } from './adaptive-reader';
+import type { FileMeasure } from './file-measure';
 import { languageOf } from './languages';
 import { LargestFiles } from './largest-files';
 
 export interface ScanOptions {
-  /** Stops the scan within one directory read or one reading slice (10 ms); the promise rejects with its reason. */
+  /** Stops the scan within a directory read, a reading slice (10 ms) or a chunk; the promise rejects with its reason. */
   signal?: AbortSignal;
   /** `listing` once per directory read, then `reading` once per file. The caller throttles. */
   onProgress?: (progress: JobProgress) => void;
   /** How many of the largest text files to report (at most 20, the contract's limit). */
   largestFiles?: number;
+  /** Blocking or concurrent reads; `auto` (the default) picks by how fast the disk answers. */
+  readStrategy?: ReadStrategy;
 }
 
 /** The scan contract caps the largest-files list at 20. */
 export const MAX_LARGEST_FILES = 20;
-/** How long reading may hold the event loop before letting it run. */
-const SLICE_MS = 10;
-/** Per reader; files larger than this are streamed through it, so memory does not grow with them. */
-const READ_CHUNK_BYTES = 64 * 1024;
 /** Files directly in the root count under this directory name. */
 const ROOT_DIRECTORY = '.';
 
@@ -41,35 +40,18 @@ export async function scanRepository(root: string, options: ScanOptions = {}): P
   });
 
   const totals = new ScanTotals(Math.min(MAX_LARGEST_FILES, Math.max(0, options.largestFiles ?? MAX_LARGEST_FILES)));
-  const rootPath = path.resolve(root);
-  const files = listing.files;
-  const total = files.length;
-  const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+  const total = listing.files.length;
+  let done = 0;
   onProgress?.({ stage: 'reading', done: 0, total });
-
-  // Blocking reads in short slices (see measureFileSteps): between slices the event loop runs,
-  // so timers, sockets and an abort get their turn, and a large file can be left mid-way.
-  let sliceStarted = performance.now();
-  for (let index = 0; index < total; index++) {
-    // Cheap, and catches an abort raised synchronously (from onProgress, say) without waiting for a slice.
-    signal?.throwIfAborted();
-    const relative = files[index];
-    const steps = measureFileSteps(`${rootPath}/${relative}`, buffer);
-    let step = steps.next();
-    while (!step.done) {
-      if (performance.now() - sliceStarted >= SLICE_MS) {
-        await yieldToEventLoop(steps, signal);
-        sliceStarted = performance.now();
-      }
-      step = steps.next();
-    }
-    totals.add(relative, step.value);
-    onProgress?.({ stage: 'reading', done: index + 1, total });
-    if (performance.now() - sliceStarted >= SLICE_MS) {
-      await yieldToEventLoop(undefined, signal);
-      sliceStarted = performance.now();
-    }
-  }
+  await measureFiles(
+    path.resolve(root),
+    listing.files,
+    (relative, measure) => {
+      totals.add(relative, measure);
+      onProgress?.({ stage: 'reading', done: ++done, total });
+    },
+    { signal, strategy: options.readStrategy },
+  );
 
   return {
     root,
@@ -84,16 +66,6 @@ export async function scanRepository(root: string, options: ScanOptions = {}): P
     durationMs: Math.round(performance.now() - started),
   };
 }
-
-/** Lets pending I/O callbacks run (setImmediate comes after the poll phase), then honours an abort. */
-async function yieldToEventLoop(unfinished: Generator<void, FileMeasure, void> | undefined, signal: AbortSignal | undefined): Promise<void> {
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  if (signal?.aborted) {
-    unfinished?.return(UNREADABLE_ON_ABORT); // closes the file it holds open
-    signal.throwIfAborted();
-  }
-}
-const UNREADABLE_ON_ABORT: FileMeasure = { kind: 'unreadable' };
 
 /** Running sums of a scan, fed one measured file at a time. */
 class ScanTotals {

@@ -1,0 +1,59 @@
+import type { ScanResult } from '@quarry/contracts';
+import { ProgressDisplay } from './progress-display';
+import { formatScanSummary, humanBytes } from './scan-summary';
+
+const result: ScanResult = {
+  root: '/repo',
+  files: 3,
+  bytes: 2_560,
+  lines: 120,
+  languages: [
+    { language: 'TypeScript', files: 2, bytes: 2_048, lines: 100 },
+    { language: 'Markdown', files: 1, bytes: 512, lines: 20 },
+  ],
+  largestFiles: [{ path: 'src/a.ts', bytes: 2_000, language: 'TypeScript' }],
+  directories: [{ path: 'src', files: 2, bytes: 2_048 }, { path: '.', files: 1, bytes: 512 }],
+  skipped: { binary: 1, ignored: 4, symlinks: 0, unreadable: 0 },
+  durationMs: 1_234,
+};
+
+describe('scan summary', () => {
+  it('prints totals, languages with shares, directories and largest files', () => {
+    const text = formatScanSummary(result);
+    expect(text).toContain('3 files, 2.5 KB, 120 lines in 1.23s');
+    expect(text).toContain('skipped: 1 binary, 4 ignored');
+    expect(text).toMatch(/TypeScript\s+2\s+100\s+2\.0 KB\s+80\.0%/);
+    expect(text).toMatch(/src\s+2 files/);
+    expect(text).toContain('src/a.ts');
+  });
+
+  it('formats sizes', () => {
+    expect(humanBytes(512)).toBe('512 B');
+    expect(humanBytes(1_536)).toBe('1.5 KB');
+    expect(humanBytes(5 * 1024 ** 3)).toBe('5.0 GB');
+  });
+});
+
+describe('ProgressDisplay', () => {
+  function stream(isTTY: boolean) {
+    const writes: string[] = [];
+    return { writes, stream: { isTTY, write: (text: string) => writes.push(text) } as unknown as NodeJS.WriteStream };
+  }
+
+  it('redraws one bar in place on a terminal', () => {
+    const { writes, stream: out } = stream(true);
+    const display = new ProgressDisplay('scan', out);
+    display.update({ stage: 'reading', done: 50, total: 100 });
+    expect(writes[0]).toMatch(/^\r\x1b\[2Kscan █{15}░{15}  50% reading 50\/100/);
+  });
+
+  it('prints plain lines when piped: stage changes and at most one a second', () => {
+    const { writes, stream: out } = stream(false);
+    const display = new ProgressDisplay('scan', out);
+    display.update({ stage: 'listing', done: 0, message: '10 files found' });
+    for (let i = 0; i < 100; i++) display.update({ stage: 'reading', done: i, total: 100 });
+    expect(writes).toHaveLength(2);
+    expect(writes[0]).toMatch(/^scan: listing 10 files found/);
+    expect(writes[1]).toMatch(/^scan: reading 0\/100/);
+  });
+});

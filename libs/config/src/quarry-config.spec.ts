@@ -1,0 +1,54 @@
+import { ConfigError, DEFAULT_DATABASE_URL, isLoopbackHost, loadConfig } from './quarry-config';
+
+describe('loadConfig', () => {
+  it('has working defaults', () => {
+    const config = loadConfig({}, '/srv/here');
+    expect(config).toMatchObject({
+      databaseUrl: DEFAULT_DATABASE_URL,
+      databaseConfigured: false,
+      redisUrl: 'redis://127.0.0.1:6379',
+      queuePrefix: 'quarry',
+      host: '127.0.0.1',
+      port: 3000,
+      workspaceRoots: ['/srv/here'],
+      workerQueues: ['scan'],
+      workerConcurrency: 4,
+      allowAnonymous: false,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      QUARRY_DATABASE_URL: 'postgresql://u@db:5432/q',
+      QUARRY_PORT: '8080',
+      QUARRY_WORKSPACE_ROOTS: '/a, /b/c',
+      QUARRY_WORKER_QUEUES: 'scan',
+      QUARRY_WORKER_CONCURRENCY: '8',
+      QUARRY_ALLOW_ANONYMOUS: '1',
+    });
+    expect(config).toMatchObject({ databaseConfigured: true, port: 8080, workspaceRoots: ['/a', '/b/c'], workerConcurrency: 8, allowAnonymous: true });
+  });
+
+  it.each([
+    [{ QUARRY_PORT: 'eighty' }, /QUARRY_PORT/],
+    [{ QUARRY_PORT: '70000' }, /QUARRY_PORT/],
+    [{ QUARRY_REDIS_URL: 'not a url' }, /QUARRY_REDIS_URL/],
+    [{ QUARRY_WORKER_CONCURRENCY: '0' }, /QUARRY_WORKER_CONCURRENCY/],
+    [{ QUARRY_LOG_LEVEL: 'loud' }, /QUARRY_LOG_LEVEL/],
+    [{ QUARRY_QUEUE_PREFIX: 'has space' }, /QUARRY_QUEUE_PREFIX/],
+    [{ QUARRY_WORKSPACE_ROOTS: 'relative/dir' }, /not an absolute path/],
+    [{ QUARRY_WORKER_QUEUES: 'scan,sacn' }, /unknown queue "sacn"/],
+    [{ QUARRY_WORKER_QUEUES: 'detect' }, /has no handler yet/],
+  ])('refuses %p', (env, message) => {
+    expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(ConfigError);
+    expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(message);
+  });
+
+  it('knows loopback hosts', () => {
+    expect(isLoopbackHost('127.0.0.1')).toBe(true);
+    expect(isLoopbackHost('::1')).toBe(true);
+    expect(isLoopbackHost('localhost')).toBe(true);
+    expect(isLoopbackHost('0.0.0.0')).toBe(false);
+    expect(isLoopbackHost('192.0.2.1')).toBe(false);
+  });
+});
