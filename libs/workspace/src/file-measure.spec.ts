@@ -1,11 +1,17 @@
 import { readdirSync } from 'node:fs';
+import { symlink } from 'node:fs/promises';
 import * as path from 'node:path';
-import { measureFile, measureFileSteps } from './file-measure';
+import { measureFile, measureFileConcurrently, measureFileSteps, type FileMeasure } from './file-measure';
 import { makeTempTree, removeTempTree } from './testing/temp-tree';
 
 const CHUNK = 64 * 1024;
 
-describe('measureFile', () => {
+const READERS: Array<[string, (file: string) => FileMeasure | Promise<FileMeasure>]> = [
+  ['blocking', (file) => measureFile(file)],
+  ['concurrent', (file) => measureFileConcurrently(file, Buffer.alloc(CHUNK))],
+];
+
+describe.each(READERS)('the %s reader', (_, measureWith) => {
   let root: string | undefined;
   afterEach(async () => {
     await removeTempTree(root);
@@ -14,7 +20,7 @@ describe('measureFile', () => {
 
   const measure = async (content: string | Buffer) => {
     root = await makeTempTree({ file: content });
-    return measureFile(path.join(root, 'file'));
+    return measureWith(path.join(root, 'file'));
   };
 
   it.each([
@@ -51,13 +57,27 @@ describe('measureFile', () => {
     expect(await measure('héllo wörld ✓\n日本語\n')).toMatchObject({ kind: 'text', lines: 2 });
   });
 
-  it('reports a missing file as unreadable', () => {
-    expect(measureFile('/nonexistent/quarry/file.txt')).toEqual({ kind: 'unreadable' });
+  it('reports a missing file as unreadable', async () => {
+    expect(await measureWith('/nonexistent/quarry/file.txt')).toEqual({ kind: 'unreadable' });
   });
 
   it('reports a directory as unreadable', async () => {
     root = await makeTempTree({ 'dir/a': 'x' });
-    expect(measureFile(path.join(root, 'dir'))).toEqual({ kind: 'unreadable' });
+    expect(await measureWith(path.join(root, 'dir'))).toEqual({ kind: 'unreadable' });
+  });
+
+  it('refuses a symlink swapped in after listing (O_NOFOLLOW)', async () => {
+    root = await makeTempTree({ 'target.txt': 'x\n' });
+    await symlink(path.join(root, 'target.txt'), path.join(root, 'link'));
+    expect(await measureWith(path.join(root, 'link'))).toEqual({ kind: 'unreadable' });
+  });
+});
+
+describe('measureFileSteps', () => {
+  let root: string | undefined;
+  afterEach(async () => {
+    await removeTempTree(root);
+    root = undefined;
   });
 
   it('yields between chunks, and return() mid-file closes the file', async () => {
@@ -68,6 +88,25 @@ describe('measureFile', () => {
     expect(steps.next().done).toBe(false);
     expect(openFiles()).toBe(before + 1);
     steps.return({ kind: 'unreadable' });
+    expect(openFiles()).toBe(before);
+  });
+});
+
+describe('measureFileConcurrently', () => {
+  let root: string | undefined;
+  afterEach(async () => {
+    await removeTempTree(root);
+    root = undefined;
+  });
+
+  it('rejects with the abort reason between chunks and closes the file', async () => {
+    root = await makeTempTree({ big: 'line\n'.repeat(100_000) });
+    const openFiles = () => readdirSync('/proc/self/fd').length;
+    const before = openFiles();
+    const controller = new AbortController();
+    const measuring = measureFileConcurrently(path.join(root, 'big'), Buffer.alloc(CHUNK), controller.signal);
+    controller.abort();
+    await expect(measuring).rejects.toMatchObject({ name: 'AbortError' });
     expect(openFiles()).toBe(before);
   });
 });

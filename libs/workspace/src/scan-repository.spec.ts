@@ -32,10 +32,10 @@ describe('scanRepository', () => {
     root = undefined;
   });
 
-  it('sums files, bytes and lines per language and per top-level directory', async () => {
+  it.each(['auto', 'blocking', 'concurrent'] as const)('sums files, bytes and lines per language and per top-level directory (%s reads)', async (readStrategy) => {
     root = await makeTempTree(KNOWN_TREE);
     await symlink('src', path.join(root, 'link'));
-    const result = await scanRepository(root);
+    const result = await scanRepository(root, { readStrategy });
 
     expect(() => scanResultSchema.parse(result)).not.toThrow();
     expect(result.root).toBe(root);
@@ -149,13 +149,14 @@ describe('scanRepository', () => {
       expect(lastDone).toBe(100);
     });
 
-    it('rejects well under a second after an abort from outside (a timer), leaving no file open', async () => {
+    it.each(['blocking', 'concurrent'] as const)('rejects well under a second after an abort from outside (%s reads), leaving no file open', async (readStrategy) => {
       const openFiles = () => readdirSync('/proc/self/fd').length;
       const before = openFiles();
       const controller = new AbortController();
       let abortedAt = 0;
       let reading = false;
       const scan = scanRepository(tree as string, {
+        readStrategy,
         signal: controller.signal,
         onProgress: (update) => {
           if (update.stage !== 'reading' || reading) return;
@@ -184,8 +185,8 @@ describe('scanRepository', () => {
       await expect(scan).rejects.toMatchObject({ name: 'AbortError' });
     });
 
-    it('scans it completely when left alone', async () => {
-      const result = await scanRepository(tree as string);
+    it.each(['auto', 'blocking', 'concurrent'] as const)('scans it completely when left alone (%s reads)', async (readStrategy) => {
+      const result = await scanRepository(tree as string, { readStrategy });
       expect(result.files).toBe(3003);
       expect(result.lines).toBe(3000 + 3_000_000);
       expect(result.largestFiles.slice(0, 3).map((file) => file.path)).toEqual(['large/l0.txt', 'large/l1.txt', 'large/l2.txt']);

@@ -1,0 +1,60 @@
+import { isWaitingOnDisk, measureFiles, SLICE_MS } from './adaptive-reader';
+import type { FileMeasure } from './file-measure';
+import { makeTempTree, removeTempTree, type TreeSpec } from './testing/temp-tree';
+
+describe('isWaitingOnDisk', () => {
+  it('calls page-cache speed warm', () => {
+    // Measured warm on the benchmark tree: ~900 small files per 10 ms slice.
+    expect(isWaitingOnDisk({ files: 900, bytes: 3_000_000, elapsedMs: SLICE_MS })).toBe(false);
+    // A busy machine running at half speed is still warm.
+    expect(isWaitingOnDisk({ files: 450, bytes: 1_500_000, elapsedMs: SLICE_MS })).toBe(false);
+    // One large file streamed at ~1 GB/s.
+    expect(isWaitingOnDisk({ files: 1, bytes: 12_000_000, elapsedMs: 12 })).toBe(false);
+  });
+
+  it('calls ~100 µs per small file the disk', () => {
+    expect(isWaitingOnDisk({ files: 100, bytes: 350_000, elapsedMs: SLICE_MS })).toBe(true);
+  });
+
+  it('says nothing from an empty or short slice', () => {
+    expect(isWaitingOnDisk({ files: 0, bytes: 0, elapsedMs: 50 })).toBe(false);
+    expect(isWaitingOnDisk({ files: 1, bytes: 10, elapsedMs: 1 })).toBe(false);
+  });
+});
+
+describe('measureFiles', () => {
+  let root: string | undefined;
+  afterEach(async () => {
+    await removeTempTree(root);
+    root = undefined;
+  });
+
+  it.each(['auto', 'blocking', 'concurrent'] as const)('measures every file exactly once (%s)', async (strategy) => {
+    const files: TreeSpec = {};
+    for (let index = 0; index < 2500; index++) files[`d${index % 13}/f${index}.txt`] = `${'x\n'.repeat(index % 7)}`;
+    root = await makeTempTree(files);
+    const seen = new Map<string, FileMeasure>();
+    await measureFiles(root, [...Object.keys(files), 'missing.txt'], (relative, measure) => {
+      expect(seen.has(relative)).toBe(false);
+      seen.set(relative, measure);
+    }, { strategy });
+    expect(seen.size).toBe(2501);
+    expect(seen.get('d0/f0.txt')).toEqual({ kind: 'text', bytes: 0, lines: 0 });
+    expect(seen.get('d6/f2499.txt')).toEqual({ kind: 'text', bytes: 10, lines: 5 });
+    expect(seen.get('missing.txt')).toEqual({ kind: 'unreadable' });
+  });
+
+  it('lets the event loop run while it reads in blocking slices', async () => {
+    const files: TreeSpec = {};
+    for (let index = 0; index < 200; index++) files[`f${index}.txt`] = 'line\n'.repeat(20_000); // 100 KB each
+    root = await makeTempTree(files);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    const started = performance.now();
+    await measureFiles(root, Object.keys(files), () => undefined, { strategy: 'blocking' });
+    clearInterval(timer);
+    const elapsed = performance.now() - started;
+    // At least one timer turn per two slices, however fast the machine.
+    expect(ticks).toBeGreaterThanOrEqual(Math.floor(elapsed / (2 * SLICE_MS)));
+  });
+});
