@@ -79,3 +79,20 @@ describe('bad requests get typed 4xx errors and never a 500', () => {
     expect(byStatus.body.items.every((job: { status: string }) => job.status === 'succeeded')).toBe(true);
   });
 });
+
+describe('when Postgres is unreachable', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    const root = makeTree({ 'a.ts': 'x\n' });
+    stack = await TestStack.start({ workspaceRoots: [root], databaseUrl: 'postgresql://postgres@127.0.0.1:9/quarry_test' }, { worker: false });
+  });
+  afterAll(() => stack.close());
+
+  it('answers 503 unavailable, not 500, and /ready says which engine is down', async () => {
+    const submitted = await stack.submit('scan', { root: stack.config.workspaceRoots[0] });
+    expect(submitted.status).toBe(503);
+    expect(submitted.body).toMatchObject({ kind: 'unavailable' });
+    const ready = await stack.request('GET', '/ready');
+    expect(ready).toEqual({ status: 503, body: { status: 'unavailable', redis: 'up', postgres: 'down' } });
+  });
+});

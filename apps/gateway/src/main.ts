@@ -8,6 +8,8 @@ import { ApiKeyRepository, createPrismaClient } from '@quarry/db';
 import { AppModule } from './app.module';
 import { buildOpenApiDocument } from './docs/openapi';
 import { mountBullBoard } from './queues/bull-board';
+import { GATEWAY_LOGGER } from './gateway.tokens';
+import { requestLogger } from './request-logger';
 
 export interface RunningGateway {
   app: NestExpressApplication;
@@ -22,6 +24,7 @@ export async function startGateway(config: QuarryConfig = loadConfig(), options:
     bodyParser: false,
     logger: new PinoNestLogger('quarry-gateway', config.logLevel === 'info' ? 'warn' : config.logLevel),
   });
+  app.use(requestLogger(app.get(GATEWAY_LOGGER)));
   app.useBodyParser('json', { limit: config.maxBodyBytes });
   app.useWebSocketAdapter(new IoAdapter(app));
   app.disable('x-powered-by');

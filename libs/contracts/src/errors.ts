@@ -42,6 +42,7 @@ export const ERROR_KINDS = [
   'job_cancelled',
   'job_stalled',
   'job_lost',
+  'unavailable',
   'internal',
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
@@ -69,6 +70,7 @@ const HTTP_STATUS: Partial<Record<ErrorKind, number>> = {
   root_not_directory: 422,
   url_rate_limited: 429,
   internal: 500,
+  unavailable: 503,
 };
 
 export function httpStatusFor(kind: string): number {

@@ -40,7 +40,7 @@ describe('measureFiles', () => {
     }, { strategy });
     expect(seen.size).toBe(2501);
     expect(seen.get('d0/f0.txt')).toEqual({ kind: 'text', bytes: 0, lines: 0 });
-    expect(seen.get('d6/f2499.txt')).toEqual({ kind: 'text', bytes: 10, lines: 5 });
+    expect(seen.get('d2/f2498.txt')).toEqual({ kind: 'text', bytes: 12, lines: 6 });
     expect(seen.get('missing.txt')).toEqual({ kind: 'unreadable' });
   });
 

@@ -40,6 +40,22 @@ export class ErrorFilter implements ExceptionFilter {
       const kind = status === 404 ? 'not_found' : status === 401 ? 'unauthorized' : status === 403 ? 'forbidden' : status >= 500 ? 'internal' : 'input_invalid';
       return { status, body: { kind, message: error.message } };
     }
+    if (isBackendOutage(error)) {
+      return {
+        status: 503,
+        body: { kind: 'unavailable', message: 'The database or queue is not reachable right now.', suggestion: 'Retry shortly; GET /ready tells when the service is back.' },
+      };
+    }
     return { status: 500, body: { kind: 'internal', message: 'Something went wrong on the server.', suggestion: 'Try again; if it persists, check the gateway logs.' } };
   }
+}
+
+/** Connection failures to Postgres (through Prisma or pg) or Redis: the request may succeed later. */
+function isBackendOutage(error: unknown): boolean {
+  const candidate = error as { name?: string; code?: string; message?: string; cause?: unknown } | null;
+  if (!candidate) return false;
+  if (candidate.name === 'PrismaClientInitializationError') return true;
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'P1001', 'P1002', 'P1017'].includes(candidate.code ?? '')) return true;
+  if (/Connection is closed|Can't reach database server|connect ECONNREFUSED|Stream isn't writeable/i.test(candidate.message ?? '')) return true;
+  return candidate.cause !== undefined && candidate.cause !== error && isBackendOutage(candidate.cause);
 }

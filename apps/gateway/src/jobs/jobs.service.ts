@@ -10,7 +10,6 @@ import {
   closestMatch,
   isBuiltKind,
   isJobKind,
-  isTerminal,
   parseOrThrow,
   submitJobSchema,
 } from '@quarry/contracts';
@@ -51,7 +50,7 @@ export class JobsService {
       });
     }
     const input = parseOrThrow(JOB_CONTRACTS[request.kind].input, request.input, 'input') as Record<string, unknown>;
-    const admitted = await admitInput(request.kind, input, this.config.workspaceRoots);
+    const admitted = await admitInput(input, this.config.workspaceRoots);
     const job = await this.jobs.create({ kind: request.kind, input: admitted, ownerId: ownerIdOf(principal) });
     await this.enqueueCommitted(job);
     return job;
@@ -90,14 +89,18 @@ export class JobsService {
     }
     // A waiting copy is simply removed; a running one is aborted by whichever worker holds it.
     await this.queues.queueFor(job.kind).remove(id).catch(() => 0);
-    await this.publisher.publish(cancelChannel(this.config.queuePrefix), id);
+    // If the message is lost (Redis away), the run finishes but its result is not written: the
+    // completion is guarded on the row still being `running`.
+    await this.publisher.publish(cancelChannel(this.config.queuePrefix), id).catch((error: unknown) => {
+      this.logger.warn({ err: error, jobId: id }, 'could not broadcast the cancel');
+    });
     this.emitter.cancelled(id);
     return this.get(id, principal);
   }
 
   async retry(id: string, principal: Principal): Promise<JobView> {
     const job = await this.get(id, principal);
-    if (!isTerminal(job.status) || job.status === 'succeeded' || !(await this.jobs.resetForRetry(id))) {
+    if (!(await this.jobs.resetForRetry(id))) {
       throw new QuarryError('job_not_retryable', `The job is ${job.status}; only failed or cancelled jobs can be retried.`);
     }
     // The failed copy still holds this id in Redis; drop it so the new one is not deduplicated away.
