@@ -22,12 +22,13 @@ const common = {
 
 module.exports = {
   maxWorkers: 1,
+  // Integration and e2e tests wait on real queues and processes; each wait inside has its own bound.
+  testTimeout: 60_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
     {
       ...common,
       displayName: 'integration',
-      testTimeout: 60_000,
       testMatch: ['<rootDir>/test/integration/**/*.spec.ts', '<rootDir>/test/e2e/**/*.spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
     },

@@ -46,13 +46,13 @@ describe('the quarry CLI', () => {
     });
     afterAll(() => stack.close());
 
-    it('scans a repository, shows progress lines and prints the summary', async () => {
+    it('scans a repository, says which job it queued and prints the summary', async () => {
       const run = await quarry(['scan', root, '--server', stack.url]);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('3 files');
       expect(run.stdout).toMatch(/Rust\s+2\s+3/);
       expect(run.stdout).toContain('Top-level directories');
-      expect(run.stderr).toMatch(/scan [0-9a-f]{8}: /);
+      expect(run.stderr).toMatch(/^scan [0-9a-f]{8}: queued as job [0-9a-f-]{36}$/m);
     });
 
     it('resolves a relative path against the current directory', async () => {
@@ -109,12 +109,15 @@ describe('the quarry CLI', () => {
     it('`quarry cancel` stops a running scan, and the waiting `quarry scan` exits 1', async () => {
       const scan = quarry(['scan', root, '--server', stack.url]);
       const job = await waitFor(async () => (await stack.jobs.list({ limit: 1, status: 'running' })).items[0], 10_000, 'a running job');
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
       const cancel = await quarry(['cancel', job.id, '--server', stack.url]);
       expect(cancel.code).toBe(0);
       expect(cancel.stdout).toContain('cancelled');
       const finished = await scan;
       expect(finished.code).toBe(1);
       expect(finished.stderr).toContain('was cancelled');
+      // Piped output gets plain progress lines from the live events.
+      expect(finished.stderr).toMatch(/^scan [0-9a-f]{8}: reading \d+\/1,000,000/m);
     });
   });
 

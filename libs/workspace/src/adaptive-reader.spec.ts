@@ -29,12 +29,17 @@ describe('measureFiles', () => {
     root = undefined;
   });
 
+  const files: TreeSpec = {};
+  for (let index = 0; index < 2500; index++) files[`d${index % 13}/f${index}.txt`] = `${'x\n'.repeat(index % 7)}`;
+  let tree: string | undefined;
+  beforeAll(async () => {
+    tree = await makeTempTree(files);
+  });
+  afterAll(async () => removeTempTree(tree));
+
   it.each(['auto', 'blocking', 'concurrent'] as const)('measures every file exactly once (%s)', async (strategy) => {
-    const files: TreeSpec = {};
-    for (let index = 0; index < 2500; index++) files[`d${index % 13}/f${index}.txt`] = `${'x\n'.repeat(index % 7)}`;
-    root = await makeTempTree(files);
     const seen = new Map<string, FileMeasure>();
-    await measureFiles(root, [...Object.keys(files), 'missing.txt'], (relative, measure) => {
+    await measureFiles(tree as string, [...Object.keys(files), 'missing.txt'], (relative, measure) => {
       expect(seen.has(relative)).toBe(false);
       seen.set(relative, measure);
     }, { strategy });
@@ -45,13 +50,13 @@ describe('measureFiles', () => {
   });
 
   it('lets the event loop run while it reads in blocking slices', async () => {
-    const files: TreeSpec = {};
-    for (let index = 0; index < 200; index++) files[`f${index}.txt`] = 'line\n'.repeat(20_000); // 100 KB each
-    root = await makeTempTree(files);
+    const large: TreeSpec = {};
+    for (let index = 0; index < 200; index++) large[`f${index}.txt`] = 'line\n'.repeat(20_000); // 100 KB each
+    root = await makeTempTree(large);
     let ticks = 0;
     const timer = setInterval(() => ticks++, 1);
     const started = performance.now();
-    await measureFiles(root, Object.keys(files), () => undefined, { strategy: 'blocking' });
+    await measureFiles(root, Object.keys(large), () => undefined, { strategy: 'blocking' });
     clearInterval(timer);
     const elapsed = performance.now() - started;
     // At least one timer turn per two slices, however fast the machine.

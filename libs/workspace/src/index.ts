@@ -1,7 +1,6 @@
 export { resolveWorkspaceRoot, isInside } from './workspace-root';
 export { walkFiles, type WalkOptions, type WalkResult, type WalkSkipped } from './file-walker';
-export { IgnoreRules, IGNORED, INCLUDED, UNDECIDED, type Verdict } from './ignore-rules';
 export { languageOf, KNOWN_LANGUAGES, OTHER_LANGUAGE } from './languages';
 export { measureFile, type FileMeasure } from './file-measure';
-export { measureFiles, type ReadStrategy, type MeasureFilesOptions } from './adaptive-reader';
+export { type ReadStrategy } from './adaptive-reader';
 export { scanRepository, MAX_LARGEST_FILES, type ScanOptions } from './scan-repository';

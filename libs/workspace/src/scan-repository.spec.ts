@@ -170,7 +170,8 @@ describe('scanRepository', () => {
       });
       await expect(scan).rejects.toMatchObject({ name: 'AbortError' });
       expect(abortedAt).toBeGreaterThan(0);
-      expect(performance.now() - abortedAt).toBeLessThan(250);
+      // The abort is seen at the next slice (10 ms) or chunk; the margin is for a loaded CI machine.
+      expect(performance.now() - abortedAt).toBeLessThan(500);
       expect(openFiles()).toBe(before);
     });
 

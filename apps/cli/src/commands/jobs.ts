@@ -28,6 +28,7 @@ export async function scanCommand(target: string, options: ClientOptions & { wai
     return EXIT.ok;
   }
   const display = new ProgressDisplay(`scan ${job.id.slice(0, 8)}`);
+  if (!options.json) display.status(`queued as job ${job.id}`);
   const outcome = await client.watch(job.id, {
     onProgress: (progress) => !options.json && display.update(progress),
     onStatus: (status, attempts, error) =>
