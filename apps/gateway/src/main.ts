@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import { SwaggerModule } from '@nestjs/swagger';
-import { ConfigError, PinoNestLogger, QuarryConfig, isLoopbackHost, loadConfig } from '@quarry/config';
+import { ConfigError, PinoNestLogger, QuarryConfig, closeOnSignals, isLoopbackHost, loadConfig } from '@quarry/config';
 import { ApiKeyRepository, createPrismaClient } from '@quarry/db';
 import { AppModule } from './app.module';
 import { buildOpenApiDocument } from './docs/openapi';
@@ -31,7 +31,7 @@ export async function startGateway(config: QuarryConfig = loadConfig(), options:
   SwaggerModule.setup('docs', app, buildOpenApiDocument());
   mountBullBoard(app);
   // `quarry up` handles signals itself: it must stop its workers and services after the gateway.
-  if (options.shutdownHooks !== false) app.enableShutdownHooks();
+  if (options.shutdownHooks !== false) closeOnSignals(app);
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { INestApplicationContext, Type } from '@nestjs/common';
-import { loadConfig, QuarryConfig } from '@quarry/config';
+import { closeOnSignals, loadConfig, QuarryConfig } from '@quarry/config';
 import { WorkerModule } from './worker.module';
 import { PinoNestLogger } from '@quarry/config';
 
@@ -13,7 +13,7 @@ export async function startWorker(
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config, options.processors), {
     logger: new PinoNestLogger('quarry-worker', config.logLevel === 'info' ? 'warn' : config.logLevel),
   });
-  if (options.shutdownHooks !== false) app.enableShutdownHooks();
+  if (options.shutdownHooks !== false) closeOnSignals(app);
   await app.init();
   return app;
 }

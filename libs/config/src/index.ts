@@ -2,3 +2,4 @@ export * from './quarry-config';
 export * from './config.module';
 export * from './logger';
 export * from './nest-logger';
+export * from './graceful-exit';
