@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { createPrismaClient } from '../../libs/db/src/prisma-client';
 import { applyMigrations, ensureDatabase, readMigrations } from '../../libs/db/src/migrator';
 import { TEST_DATABASE_URL } from '../support/test-env';
 
@@ -37,6 +39,39 @@ describe('the migrator', () => {
       expect(tables.rows.map((row) => row.table_name)).toEqual(['_prisma_migrations', 'api_keys', 'job_events', 'jobs', 'workspaces']);
     } finally {
       await client.end();
+    }
+  });
+
+  it('builds every table and column the Prisma client expects', async () => {
+    const prisma = createPrismaClient(url, 1);
+    try {
+      const key = await prisma.apiKey.create({ data: { id: randomUUID(), name: 'k', hash: 'h'.repeat(64), prefix: 'qk_abcde' } });
+      const parent = await prisma.job.create({ data: { id: randomUUID(), kind: 'scan', input: { root: '/r' }, ownerId: key.id } });
+      const child = await prisma.job.create({
+        data: {
+          id: randomUUID(),
+          kind: 'fetch',
+          status: 'succeeded',
+          input: { url: 'https://example.org' },
+          result: { ok: true },
+          error: { kind: 'x', message: 'y' },
+          progress: { stage: 's', done: 1 },
+          attempts: 2,
+          parentId: parent.id,
+          startedAt: new Date(),
+          finishedAt: new Date(),
+          events: { create: [{ type: 'queued' }, { type: 'completed', data: { n: 1 } }] },
+        },
+        include: { events: true, parent: true },
+      });
+      expect(child.parent?.ownerId).toBe(key.id);
+      expect(child.events.map((event) => event.type)).toEqual(['queued', 'completed']);
+      const workspace = await prisma.workspace.create({ data: { id: randomUUID(), name: 'w', root: '/srv/w' } });
+      expect(await prisma.workspace.findUnique({ where: { root: '/srv/w' } })).toEqual(workspace);
+      await prisma.job.delete({ where: { id: parent.id } }); // cascades to the child and its events
+      expect(await prisma.jobEvent.count()).toBe(0);
+    } finally {
+      await prisma.$disconnect();
     }
   });
 
