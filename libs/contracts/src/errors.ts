@@ -33,6 +33,8 @@ export const ERROR_KINDS = [
   'url_http_error',
   'url_timeout',
   'content_type_refused',
+  'dns_failed',
+  'too_many_redirects',
   // search
   'regex_invalid',
   // llm
