@@ -2,6 +2,7 @@ import { Global, Inject, Injectable, Module, OnModuleDestroy } from '@nestjs/com
 import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
 import { ApiKeyRepository } from './api-key-repository';
 import { JobRepository } from './job-repository';
+import { FetchedDocumentRepository } from './fetched-document-repository';
 import { createPrismaClient, PrismaClient } from './prisma-client';
 
 /** Owns the Prisma client (and so the pg pool) for a Nest process; closes it on shutdown. */
@@ -28,7 +29,12 @@ export class PrismaService implements OnModuleDestroy {
     PrismaService,
     { provide: JobRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new JobRepository(prisma.client) },
     { provide: ApiKeyRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new ApiKeyRepository(prisma.client) },
+    {
+      provide: FetchedDocumentRepository,
+      inject: [PrismaService],
+      useFactory: (prisma: PrismaService) => new FetchedDocumentRepository(prisma.client),
+    },
   ],
-  exports: [PrismaService, JobRepository, ApiKeyRepository],
+  exports: [PrismaService, JobRepository, ApiKeyRepository, FetchedDocumentRepository],
 })
 export class DbModule {}
