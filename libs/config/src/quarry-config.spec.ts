@@ -27,6 +27,12 @@ describe('loadConfig', () => {
       QUARRY_ALLOW_ANONYMOUS: '1',
     });
     expect(config).toMatchObject({ databaseConfigured: true, port: 8080, workspaceRoots: ['/a', '/b/c'], workerConcurrency: 8, allowAnonymous: true });
+    expect(loadConfig({ QUARRY_FETCH_ALLOW: '127.0.0.1/32, ::1/128', QUARRY_FETCH_TIMEOUT_MS: '60000' }).fetch).toMatchObject({
+      allow: ['127.0.0.1/32', '::1/128'],
+      timeoutMs: 60_000,
+      maxBytes: 1_048_576,
+      cacheTtlMs: 86_400_000,
+    });
   });
 
   it.each([
@@ -39,6 +45,8 @@ describe('loadConfig', () => {
     [{ QUARRY_WORKSPACE_ROOTS: 'relative/dir' }, /not an absolute path/],
     [{ QUARRY_WORKER_QUEUES: 'scan,sacn' }, /unknown queue "sacn"/],
     [{ QUARRY_WORKER_QUEUES: 'detect' }, /has no handler yet/],
+    [{ QUARRY_FETCH_ALLOW: '127.0.0.1/32,10.0.0.0/99' }, /QUARRY_FETCH_ALLOW: "10.0.0.0\/99" is not a CIDR/],
+    [{ QUARRY_FETCH_TIMEOUT_MS: '120000' }, /QUARRY_FETCH_TIMEOUT_MS/],
   ])('refuses %p', (env, message) => {
     expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(ConfigError);
     expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(message);

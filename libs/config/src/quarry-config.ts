@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { BUILT_KINDS, JOB_KINDS, JobKind } from '@quarry/contracts';
 
 const flag = z
@@ -26,6 +27,12 @@ const envSchema = z.object({
   QUARRY_RECONCILE_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
   QUARRY_SHUTDOWN_TIMEOUT_MS: positiveInt(30_000),
   QUARRY_MAX_BODY_BYTES: positiveInt(1_048_576),
+  QUARRY_FETCH_ALLOW: z.string().default(''),
+  QUARRY_FETCH_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(60_000).default(15_000),
+  QUARRY_FETCH_MAX_BYTES: z.coerce.number().int().min(1_024).max(16_777_216).default(1_048_576),
+  QUARRY_FETCH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(86_400_000),
+  QUARRY_FETCH_RATE_PER_SECOND: z.coerce.number().positive().max(1_000).default(5),
+  QUARRY_FETCH_DOMAIN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
 });
 
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/quarry';
@@ -49,6 +56,15 @@ export interface QuarryConfig {
   reconcileGraceMs: number;
   shutdownTimeoutMs: number;
   maxBodyBytes: number;
+  fetch: {
+    /** CIDRs operators explicitly allow despite the address policy (e.g. an internal docs host). */
+    allow: string[];
+    timeoutMs: number;
+    maxBytes: number;
+    cacheTtlMs: number;
+    ratePerSecond: number;
+    domainConcurrency: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -84,6 +100,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     reconcileGraceMs: e.QUARRY_RECONCILE_GRACE_MS,
     shutdownTimeoutMs: e.QUARRY_SHUTDOWN_TIMEOUT_MS,
     maxBodyBytes: e.QUARRY_MAX_BODY_BYTES,
+    fetch: {
+      allow: parseCidrs(e.QUARRY_FETCH_ALLOW),
+      timeoutMs: e.QUARRY_FETCH_TIMEOUT_MS,
+      maxBytes: e.QUARRY_FETCH_MAX_BYTES,
+      cacheTtlMs: e.QUARRY_FETCH_CACHE_TTL_MS,
+      ratePerSecond: e.QUARRY_FETCH_RATE_PER_SECOND,
+      domainConcurrency: e.QUARRY_FETCH_DOMAIN_CONCURRENCY,
+    },
   };
 }
 
@@ -94,6 +118,18 @@ function parseRoots(value: string | undefined, cwd: string): string[] {
     if (!path.isAbsolute(root)) throw new ConfigError(`QUARRY_WORKSPACE_ROOTS: "${root}" is not an absolute path`);
   }
   return roots.map((root) => path.resolve(root));
+}
+
+function parseCidrs(value: string): string[] {
+  const cidrs = value.split(',').map((cidr) => cidr.trim()).filter(Boolean);
+  for (const cidr of cidrs) {
+    try {
+      ipaddr.parseCIDR(cidr);
+    } catch {
+      throw new ConfigError(`QUARRY_FETCH_ALLOW: "${cidr}" is not a CIDR such as 127.0.0.1/32 or fd00::/8`);
+    }
+  }
+  return cidrs;
 }
 
 function parseQueues(value: string | undefined): JobKind[] {
