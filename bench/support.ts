@@ -131,17 +131,65 @@ export function pidsByName(comm: string): number[] {
 
 export type CpuTargets = Record<string, () => number[]>;
 
-/** CPU ms used per named group of processes between `start()` and `stop()`. */
+/** Busy (non-idle, non-iowait) CPU ms of the whole machine, from /proc/stat. */
+export function machineBusyMs(): number {
+  try {
+    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = fields;
+    void idle;
+    void iowait;
+    return ((user + nice + system + irq + softirq + (steal ?? 0)) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export interface QuietWait {
+  quiet: boolean;
+  waitedMs: number;
+  /** Machine-wide busy cores over the last window looked at. */
+  busyCores: number;
+}
+
+/**
+ * Waits (bounded) for a window in which the whole machine is nearly idle, so a figure is not
+ * measured while someone else's build or test run holds the cores. Never throws: when the machine
+ * does not calm down in time the caller measures anyway and reports the load.
+ */
+export async function waitForQuiet(maxWaitMs = 45_000, windowMs = 1_500, maxBusyCores = 0.35): Promise<QuietWait> {
+  const started = performance.now();
+  for (;;) {
+    const before = machineBusyMs();
+    await sleep(windowMs);
+    const busyCores = (machineBusyMs() - before) / windowMs;
+    const waitedMs = performance.now() - started;
+    if (busyCores <= maxBusyCores || !Number.isFinite(busyCores)) return { quiet: true, waitedMs, busyCores };
+    if (waitedMs >= maxWaitMs) return { quiet: false, waitedMs, busyCores };
+  }
+}
+
+export function describeQuiet(wait: QuietWait): string {
+  return wait.quiet
+    ? `machine quiet before the run (${wait.busyCores.toFixed(2)} busy cores; waited ${(wait.waitedMs / 1000).toFixed(1)} s)`
+    : `machine NOT quiet before the run: ${wait.busyCores.toFixed(2)} busy cores after waiting ${(wait.waitedMs / 1000).toFixed(0)} s (other users' load)`;
+}
+
+/**
+ * CPU ms used per named group of processes between `start()` and `stop()`, plus `machine` (every
+ * process on the box: the difference to the named groups is load that is not ours).
+ */
 export class CpuMeter {
   private before = new Map<string, Map<number, number>>();
   private startedAt = 0;
   private selfBefore = process.cpuUsage();
+  private machineBefore = 0;
 
   constructor(private readonly targets: CpuTargets) {}
 
   start(): void {
     this.startedAt = performance.now();
     this.selfBefore = process.cpuUsage();
+    this.machineBefore = machineBusyMs();
     this.before = this.read();
   }
 
@@ -157,6 +205,7 @@ export class CpuMeter {
     }
     const self = process.cpuUsage(this.selfBefore);
     cpuMs['bench client'] = (self.user + self.system) / 1000;
+    cpuMs.machine = machineBusyMs() - this.machineBefore;
     return { wallMs, cpuMs };
   }
 
@@ -194,6 +243,8 @@ export interface PgMessageCounts {
  */
 export class PgCountingProxy {
   counts: PgMessageCounts = PgCountingProxy.zero();
+  /** When set, the SQL of every Query and Parse message is appended (unnamed re-parses included). */
+  trace: string[] | undefined;
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
 
@@ -243,7 +294,7 @@ export class PgCountingProxy {
     client.on('error', close).on('close', close);
     upstream.on('error', close).on('close', close);
     upstream.pipe(client);
-    let pending = Buffer.alloc(0);
+    let pending: Buffer = Buffer.alloc(0);
     let started = false;
     client.on('data', (chunk: Buffer) => {
       upstream.write(chunk);
@@ -262,7 +313,9 @@ export class PgCountingProxy {
         if (pending.length < 5) break;
         const length = pending.readInt32BE(1);
         if (pending.length < 1 + length) break;
-        this.count(String.fromCharCode(pending[0]));
+        const type = String.fromCharCode(pending[0]);
+        this.count(type);
+        if (this.trace && (type === 'Q' || type === 'P')) this.trace.push(sqlOf(type, pending.subarray(5, 1 + length)));
         pending = pending.subarray(1 + length);
       }
     });
@@ -275,6 +328,18 @@ export class PgCountingProxy {
     else if (type === 'E') this.counts.execute++;
     else if (type === 'S') this.counts.sync++;
   }
+}
+
+/** The statement text of a Query (text\0) or Parse (name\0 text\0 …) message body, on one line. */
+function sqlOf(type: string, body: Buffer): string {
+  let start = 0;
+  if (type === 'P') start = body.indexOf(0) + 1;
+  const end = body.indexOf(0, start);
+  return body
+    .subarray(start, end === -1 ? body.length : end)
+    .toString('utf8')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** Redis `INFO commandstats` total calls (server-wide: other clients count too). */

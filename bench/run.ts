@@ -1,0 +1,141 @@
+/**
+ * The benchmark driver: `npm run bench` (build, then `node dist/bench/run.js`).
+ *
+ *   (a) tiny-scan round-trip latency vs bare BullMQ      ┐ bench/service.bench.ts: spawned gateway
+ *   (b) tiny-job throughput vs bare BullMQ               │ and workers (node bin/quarry.js …),
+ *   (c) 20 scans of 20,000 files on 1 vs 2 processes     ┘ Postgres quarry_bench, own Redis prefix
+ *   (d) walk vs `rg --files` (bench/walk.bench.ts, when present)
+ *
+ * Options: --only a,b,p,c,d (p = Postgres round-trip profile; default: all); --quick for a
+ * short smoke run; --pin to pin each scan worker of (c) to its own CPU (taskset). Everything runs on 127.0.0.1; the whole run is
+ * bounded by a watchdog, and child processes and queue keys are removed at the end.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DEFAULT_SERVICE_OPTIONS, ServiceBenchOptions, ServiceBenchReport, runServiceBench } from './service.bench';
+import { describeQuiet, waitForQuiet } from './support';
+
+const WATCHDOG_MS = 12 * 60_000;
+const RESULTS_FILE = path.join(os.tmpdir(), 'quarry-bench-last.json');
+
+interface Target {
+  figure: string;
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const quick = argv.includes('--quick');
+  const onlyIndex = argv.indexOf('--only');
+  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd'] : (argv[onlyIndex + 1] ?? '').split(','));
+  const started = Date.now();
+  const watchdog = setTimeout(() => {
+    console.error(`\nbench: watchdog — still running after ${WATCHDOG_MS / 60_000} min, giving up (children are killed on exit)`);
+    process.exit(3);
+  }, WATCHDOG_MS);
+  watchdog.unref();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
+  printMachine();
+  const results: { service?: ServiceBenchReport; walk?: unknown } = {};
+  const targets: Target[] = [];
+
+  if (only.has('a') || only.has('b') || only.has('c') || only.has('p')) {
+    const parts = { a: only.has('a'), b: only.has('b'), p: only.has('p'), c: only.has('c') };
+    const pinScanWorkers = argv.includes('--pin');
+    const options: ServiceBenchOptions = quick
+      ? { ...DEFAULT_SERVICE_OPTIONS, parts, pinScanWorkers, latencyJobs: 50, latencyWarmup: 10, throughputJobs: 500, scans: 4, profileSequentialJobs: 20, profileConcurrentJobs: 100 }
+      : { ...DEFAULT_SERVICE_OPTIONS, parts, pinScanWorkers };
+    const service = await runServiceBench(options);
+    results.service = service;
+    const { latency, throughput, scaling } = service;
+    if (latency) {
+      targets.push(
+        {
+          figure: '(a) tiny scan p50, POST → job.completed',
+          target: '≤ 10 ms',
+          measured: `${latency.service.p50.toFixed(2)} ms (bare BullMQ ${latency.bare.p50.toFixed(2)} ms)`,
+          met: latency.service.p50 <= 10,
+        },
+        {
+          figure: '(a) tiny scan p99, POST → job.completed',
+          target: '≤ 40 ms',
+          measured: `${latency.service.p99.toFixed(2)} ms (bare BullMQ ${latency.bare.p99.toFixed(2)} ms)`,
+          met: latency.service.p99 <= 40,
+        },
+      );
+    }
+    if (throughput) {
+      targets.push({
+        figure: `(b) throughput, ${throughput.service.jobs} tiny jobs`,
+        target: '≥ 1,000 jobs/s',
+        measured: `${Math.round(throughput.service.jobsPerSecond)} jobs/s (bare BullMQ ${Math.round(throughput.bare.jobsPerSecond)} jobs/s)`,
+        met: throughput.service.jobsPerSecond >= 1_000,
+      });
+    }
+    if (scaling) {
+      targets.push({
+        figure: `(c) ${options.scans} scans, 2 processes vs 1`,
+        target: '≥ 1.7x',
+        measured: `${scaling.ratio.toFixed(2)}x (${scaling.one.seconds.toFixed(1)} s → ${scaling.two.seconds.toFixed(1)} s)`,
+        met: scaling.ratio >= 1.7,
+      });
+    }
+  }
+
+  if (only.has('d')) {
+    const walkModule = path.join(__dirname, 'walk.bench.js');
+    if (fs.existsSync(walkModule)) {
+      console.log('\n(d) walk vs rg --files (bench/walk.bench.ts)');
+      console.log(`  ${describeQuiet(await waitForQuiet())}`);
+      const { runWalkBench } = require(walkModule) as { runWalkBench: () => Promise<unknown> };
+      results.walk = await runWalkBench();
+    } else {
+      console.log('\n(d) skipped: bench/walk.bench.ts is not built');
+    }
+  }
+
+  if (targets.length) {
+    console.log('\ntargets');
+    const widths = [0, 1, 2].map((column) => Math.max(...targets.map((t) => [t.figure, t.target, t.measured][column].length)));
+    for (const t of targets) {
+      console.log(`  ${t.figure.padEnd(widths[0])}  ${t.target.padEnd(widths[1])}  ${t.measured.padEnd(widths[2])}  ${t.met ? 'met' : 'MISSED'}`);
+    }
+  }
+  fs.writeFileSync(RESULTS_FILE, JSON.stringify({ at: new Date().toISOString(), machine: machine(), results, targets }, null, 2));
+  console.log(`\nbench finished in ${((Date.now() - started) / 1000).toFixed(0)} s; raw figures in ${RESULTS_FILE}`);
+  clearTimeout(watchdog);
+  return 0;
+}
+
+function machine() {
+  return {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
+}
+
+function printMachine(): void {
+  const m = machine();
+  console.log(`quarry bench — ${m.cpus} cores (${m.cpuModel}), ${m.memoryGiB} GiB RAM, Node ${m.node}, ${m.platform}`);
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    },
+  ).finally(() => {
+    // A lingering keep-alive socket must not hold the run open; output gets time to flush.
+    setTimeout(() => process.exit(), 2_000).unref();
+  });
+}
