@@ -191,6 +191,14 @@ describe('job lifecycle', () => {
       await stack.stopWorker();
     });
 
+    it("leaves other deployments' jobs alone (another queue prefix)", async () => {
+      const foreign = await stack.jobs.create({ kind: 'scan', input: { root }, queuePrefix: 'someone-else' });
+      const report = await stack.gateway.app.get(ReconcilerService).reconcileNow(0);
+      expect(report.requeued).not.toContain(foreign.id);
+      expect(await queueOf(stack).getJobState(foreign.id)).toBe('unknown');
+      await stack.prisma.job.delete({ where: { id: foreign.id } });
+    });
+
     it('accepts a job while Redis is unreachable and queues it once the reconciler runs', async () => {
       const queue = stack.gateway.app.get(ReconcilerService);
       const registry = stack.gateway.app.get((await import('../../apps/gateway/src/queues/queues.module')).QueueRegistry);

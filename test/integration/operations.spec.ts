@@ -39,6 +39,6 @@ describe('operations endpoints', () => {
   it('serves the queue dashboard and a map of the service', async () => {
     expect((await stack.request('GET', '/queues')).status).toBe(200);
     const index = await stack.request('GET', '/');
-    expect(index.body).toMatchObject({ name: 'quarry', kinds: { available: ['scan'] } });
+    expect(index.body).toMatchObject({ name: 'quarry', kinds: { available: ['scan', 'fetch'] } });
   });
 });

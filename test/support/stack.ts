@@ -6,6 +6,8 @@ import type { QuarryConfig } from '../../libs/config/src';
 import { ApiKeyRepository, JobRepository, PrismaClient, createPrismaClient } from '../../libs/db/src';
 import { RunningGateway, startGateway } from '../../apps/gateway/src/main';
 import { startWorker } from '../../apps/worker/src/main';
+import { HANDLES_JOB } from '../../apps/worker/src/job-handler';
+import { PROCESSORS } from '../../apps/worker/src/worker.module';
 import { testConfig } from './test-env';
 
 export type EventsSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -25,6 +27,11 @@ export class TestStack {
     this.keys = new ApiKeyRepository(this.prisma);
   }
 
+  /** The configuration a stack gets before overrides (for building nested overrides). */
+  static defaults(): QuarryConfig {
+    return testConfig();
+  }
+
   static async start(overrides: Partial<QuarryConfig> = {}, options: { worker?: boolean; processors?: Type[] } = {}): Promise<TestStack> {
     const stack = new TestStack(testConfig(overrides));
     stack.gateway = await startGateway(stack.config, { shutdownHooks: false });
@@ -36,8 +43,12 @@ export class TestStack {
     return this.gateway.url;
   }
 
+  /** `processors` replace the default handlers of the same kinds; other kinds keep theirs. */
   async startWorker(processors?: Type[]): Promise<void> {
-    this.worker = await startWorker(this.config, { processors, shutdownHooks: false });
+    const kindOf = (processor: Type) => Reflect.getMetadata(HANDLES_JOB, processor) as string;
+    const replaced = new Set((processors ?? []).map(kindOf));
+    const all = [...(processors ?? []), ...PROCESSORS.filter((processor) => !replaced.has(kindOf(processor)))];
+    this.worker = await startWorker(this.config, { processors: all, shutdownHooks: false });
   }
 
   async stopWorker(): Promise<void> {

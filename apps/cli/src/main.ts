@@ -77,6 +77,17 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .action(async (target: string, options) => {
       code = await (await jobs()).scanCommand(target, options);
     });
+  program
+    .command('fetch <url>')
+    .description('fetch a URL as readable text, through the SSRF guards (in this process, or --server for a job)')
+    .option('--server <url>', 'run it as a job on this gateway (shared cache and per-domain limits)')
+    .option('--key <key>', 'API key (default: $QUARRY_API_KEY)', process.env.QUARRY_API_KEY)
+    .option('--force', 'ignore the cache')
+    .option('--json', 'print JSON')
+    .action(async (url: string, options: { server?: string; key?: string; force?: boolean; json?: boolean }) => {
+      const { fetchCommand } = await import('./commands/fetch');
+      code = await fetchCommand(url, { ...options, remote: options.server !== undefined });
+    });
   server(program.command('jobs'))
     .description('list jobs, newest first')
     .option('--kind <kind>')
@@ -145,6 +156,8 @@ function version(): string {
   return 'unknown';
 }
 
+const REFUSALS = new Set(['input_invalid', 'url_invalid', 'url_blocked', 'path_not_absolute', 'path_outside_root', 'root_not_found', 'root_not_directory']);
+
 function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) {
     return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0 ? EXIT.ok : EXIT.usage;
@@ -156,7 +169,8 @@ function exitCodeFor(error: unknown): number {
   }
   if (error instanceof QuarryError) {
     printError(error.toBody());
-    return EXIT.usage;
+    // A refused request (bad path, bad URL) is a usage error; a failure while doing the work is not.
+    return error.permanent && REFUSALS.has(error.kind) ? EXIT.usage : EXIT.failed;
   }
   if (error instanceof ConfigError) {
     console.error(error.message);

@@ -1,5 +1,5 @@
 import { UnrecoverableError } from 'bullmq';
-import { QuarryError } from '@quarry/contracts';
+import { BUILT_KINDS, QuarryError } from '@quarry/contracts';
 import type { JobRepository } from '@quarry/db';
 import { buildHandlerMap } from './handler-registry';
 import { JobRunner } from './job-runner';
@@ -108,20 +108,23 @@ describe('JobRunner', () => {
 describe('buildHandlerMap (worker boot rules)', () => {
   const handler: JobHandler = { run: async () => ({}) as never };
 
+  const everyBuiltKind = BUILT_KINDS.map((kind) => ({ kind: kind as string, instance: handler }));
+
   it('accepts exactly one handler per built kind', () => {
-    expect([...buildHandlerMap([{ kind: 'scan', instance: handler }]).keys()]).toEqual(['scan']);
+    expect([...buildHandlerMap(everyBuiltKind).keys()]).toEqual([...BUILT_KINDS]);
   });
 
   it('refuses a built kind with no handler', () => {
-    expect(() => buildHandlerMap([])).toThrow('no handler for job kind(s): scan');
+    expect(() => buildHandlerMap(everyBuiltKind.filter((entry) => entry.kind !== 'scan'))).toThrow('no handler for job kind(s): scan');
+    expect(() => buildHandlerMap([])).toThrow(`no handler for job kind(s): ${BUILT_KINDS.join(', ')}`);
   });
 
   it('refuses two handlers for one kind', () => {
-    expect(() => buildHandlerMap([{ kind: 'scan', instance: handler }, { kind: 'scan', instance: handler }])).toThrow('two handlers');
+    expect(() => buildHandlerMap([...everyBuiltKind, { kind: 'scan', instance: handler }])).toThrow('two handlers');
   });
 
   it('refuses handlers for unknown or unbuilt kinds', () => {
-    expect(() => buildHandlerMap([{ kind: 'scan', instance: handler }, { kind: 'compile', instance: handler }])).toThrow('unknown job kind');
-    expect(() => buildHandlerMap([{ kind: 'scan', instance: handler }, { kind: 'detect', instance: handler }])).toThrow('not in BUILT_KINDS');
+    expect(() => buildHandlerMap([...everyBuiltKind, { kind: 'compile', instance: handler }])).toThrow('unknown job kind');
+    expect(() => buildHandlerMap([...everyBuiltKind, { kind: 'detect', instance: handler }])).toThrow('not in BUILT_KINDS');
   });
 });

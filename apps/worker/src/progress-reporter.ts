@@ -17,7 +17,8 @@ export interface ProgressSinks {
 export class ProgressReporter {
   private latest: JobProgress | undefined;
   private lastLiveAt = Number.NEGATIVE_INFINITY;
-  private lastStoredAt = Number.NEGATIVE_INFINITY;
+  // The first durable write waits a full period: a job shorter than that writes only its outcome.
+  private lastStoredAt = Date.now();
   private lastStage: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<unknown> = Promise.resolve();

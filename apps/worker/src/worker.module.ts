@@ -3,12 +3,13 @@ import { DiscoveryModule } from '@nestjs/core';
 import { ConfigModule, QuarryConfig } from '@quarry/config';
 import { DbModule } from '@quarry/db';
 import { HandlerRegistry } from './handler-registry';
+import { FetchProcessor } from './processors/fetch.processor';
 import { ScanProcessor } from './processors/scan.processor';
 import { WorkerService } from './worker.service';
 import { workerLoggerProvider } from './worker-logger';
 
 /** Every job handler this worker build has; the registry checks them against BUILT_KINDS. */
-export const PROCESSORS = [ScanProcessor];
+export const PROCESSORS = [ScanProcessor, FetchProcessor];
 
 @Module({})
 export class WorkerModule {

@@ -11,7 +11,7 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       port: 3000,
       workspaceRoots: ['/srv/here'],
-      workerQueues: ['scan'],
+      workerQueues: ['scan', 'fetch'],
       workerConcurrency: 4,
       allowAnonymous: false,
     });

@@ -1,13 +1,17 @@
-import { Global, Inject, Injectable, Module, OnModuleDestroy } from '@nestjs/common';
+import { Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
 import { ApiKeyRepository } from './api-key-repository';
 import { JobRepository } from './job-repository';
 import { FetchedDocumentRepository } from './fetched-document-repository';
 import { createPrismaClient, PrismaClient } from './prisma-client';
 
-/** Owns the Prisma client (and so the pg pool) for a Nest process; closes it on shutdown. */
+/**
+ * Owns the Prisma client (and so the pg pool) for a Nest process. It closes last, in
+ * onApplicationShutdown: a stopping worker drains its jobs in beforeApplicationShutdown and they
+ * still need the database to write their outcome.
+ */
 @Injectable()
-export class PrismaService implements OnModuleDestroy {
+export class PrismaService implements OnApplicationShutdown {
   readonly client: PrismaClient;
 
   constructor(@Inject(QUARRY_CONFIG) config: QuarryConfig) {
@@ -18,7 +22,7 @@ export class PrismaService implements OnModuleDestroy {
     await this.client.$queryRaw`SELECT 1`;
   }
 
-  async onModuleDestroy(): Promise<void> {
+  async onApplicationShutdown(): Promise<void> {
     await this.client.$disconnect();
   }
 }

@@ -54,19 +54,29 @@ const json = (value: unknown) => JSON.stringify(value ?? null);
 export class JobRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
-  async create(params: { kind: JobKind; input: unknown; ownerId?: string | null; parentId?: string | null; id?: string }): Promise<JobView> {
+  async create(params: {
+    kind: JobKind;
+    input: unknown;
+    ownerId?: string | null;
+    parentId?: string | null;
+    id?: string;
+    queuePrefix?: string;
+  }): Promise<JobView> {
     const id = params.id ?? randomUUID();
-    const row = await this.prisma.job.create({
-      data: {
-        id,
-        kind: params.kind,
-        input: params.input as Prisma.InputJsonValue,
-        ownerId: params.ownerId ?? null,
-        parentId: params.parentId ?? null,
-        events: { create: { type: 'queued' } },
-      },
-    });
-    return toView(row as JobRow);
+    // One statement, one round trip: the row and its first event, atomically (no BEGIN/COMMIT).
+    const rows = await this.prisma.$queryRaw<JobRow[]>`
+      WITH job AS (
+        INSERT INTO jobs (id, kind, input, owner_id, parent_id, queue_prefix, updated_at)
+        VALUES (${id}::uuid, ${params.kind}::"JobKind", ${json(params.input)}::jsonb, ${params.ownerId ?? null}::uuid,
+                ${params.parentId ?? null}::uuid, ${params.queuePrefix ?? 'quarry'}, now())
+        RETURNING *
+      ), logged AS (
+        INSERT INTO job_events (job_id, type) SELECT id, 'queued' FROM job
+      )
+      SELECT id, kind::text AS kind, status::text AS status, input, result, error, progress, attempts,
+             owner_id AS "ownerId", parent_id AS "parentId", created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt"
+      FROM job`;
+    return toView(rows[0]);
   }
 
   async find(id: string): Promise<JobView | null> {
@@ -177,10 +187,10 @@ export class JobRepository {
     return count > 0;
   }
 
-  /** Jobs that should be in the queue: queued or running and untouched for `olderThanMs`. */
-  async findUnfinished(olderThanMs: number, limit = 500): Promise<Array<{ id: string; kind: JobKind; status: JobStatus }>> {
+  /** Jobs of one queue prefix that should be in the queue: queued or running, untouched for `olderThanMs`. */
+  async findUnfinished(queuePrefix: string, olderThanMs: number, limit = 500): Promise<Array<{ id: string; kind: JobKind; status: JobStatus }>> {
     const rows = await this.prisma.job.findMany({
-      where: { status: { in: ['queued', 'running'] }, updatedAt: { lt: new Date(Date.now() - olderThanMs) } },
+      where: { queuePrefix, status: { in: ['queued', 'running'] }, updatedAt: { lt: new Date(Date.now() - olderThanMs) } },
       select: { id: true, kind: true, status: true },
       orderBy: { updatedAt: 'asc' },
       take: limit,

@@ -52,7 +52,7 @@ describe('QueueReconciler', () => {
       add: async (_name: string, data: { jobId: string }) => (added.push(data.jobId), {}),
     };
     const lookup = { queueFor: () => queue } as unknown as QueueLookup;
-    return { reconciler: new QueueReconciler(store, lookup), added, failed, touched };
+    return { reconciler: new QueueReconciler(store, lookup, 'quarry'), added, failed, touched };
   }
 
   it('re-adds lost jobs, fails jobs the queue failed, and leaves live ones alone', async () => {

@@ -3,7 +3,7 @@ import { enqueue, QueueLookup } from './queue-registry';
 
 /** The part of the job store the reconciler needs. */
 export interface ReconcilerStore {
-  findUnfinished(olderThanMs: number, limit?: number): Promise<Array<{ id: string; kind: JobKind; status: JobStatus }>>;
+  findUnfinished(queuePrefix: string, olderThanMs: number, limit?: number): Promise<Array<{ id: string; kind: JobKind; status: JobStatus }>>;
   fail(id: string, error: QuarryErrorBody): Promise<boolean>;
   touch(id: string): Promise<void>;
 }
@@ -25,11 +25,12 @@ export class QueueReconciler {
   constructor(
     private readonly store: ReconcilerStore,
     private readonly queues: QueueLookup,
+    private readonly queuePrefix: string,
   ) {}
 
   async reconcile(graceMs: number): Promise<ReconcileReport> {
     const report: ReconcileReport = { checked: 0, requeued: [], failed: [] };
-    const rows = await this.store.findUnfinished(graceMs);
+    const rows = await this.store.findUnfinished(this.queuePrefix, graceMs);
     for (const row of rows) {
       report.checked++;
       const queue = this.queues.queueFor(row.kind);

@@ -72,7 +72,7 @@ export class EventsGateway implements OnGatewayInit, OnGatewayConnection {
       const jobId = jobIdOf(payload);
       const principal = socket.data.principal ?? { kind: 'anonymous' };
       const job = await this.jobs.get(jobId, principal);
-      socket.emit('job.snapshot', { job, history: await this.jobs.history(jobId, principal) });
+      socket.emit('job.snapshot', { job, history: await this.jobs.historyOf(job.id) });
       await socket.join(jobRoom(jobId));
       await this.catchUp(socket, job, principal);
       return { ok: true, job };

@@ -1,12 +1,26 @@
+import { JobKind } from '@quarry/contracts';
+import { gateUrl, parseAllowList } from '@quarry/fetch';
 import { resolveWorkspaceRoot } from '@quarry/workspace';
+
+export interface AdmissionPolicy {
+  workspaceRoots: readonly string[];
+  fetchAllow: readonly string[];
+}
 
 /**
  * Checks done at submission, before a row exists, so a request that can never succeed gets its
  * 4xx at once instead of a failed job: a job that reads a workspace must name a root inside the
- * allowed roots. Returns the input to store, with the root replaced by its real path. Workers
- * check again when they run: they may see another file system.
+ * allowed roots (stored as its real path); a URL must pass the URL gate (scheme, port, no
+ * credentials, no internal literal address). Workers check again when they run: they may see
+ * another file system, and DNS is only asked at connect time.
  */
-export async function admitInput(input: Record<string, unknown>, workspaceRoots: readonly string[]): Promise<Record<string, unknown>> {
-  if (typeof input.root !== 'string') return input;
-  return { ...input, root: await resolveWorkspaceRoot(input.root, workspaceRoots) };
+export async function admitInput(kind: JobKind, input: Record<string, unknown>, policy: AdmissionPolicy): Promise<Record<string, unknown>> {
+  let admitted = input;
+  if (typeof input.root === 'string') {
+    admitted = { ...admitted, root: await resolveWorkspaceRoot(input.root, policy.workspaceRoots) };
+  }
+  if (kind === 'fetch' && typeof input.url === 'string') {
+    admitted = { ...admitted, url: gateUrl(input.url, { allow: parseAllowList(policy.fetchAllow) }).toString() };
+  }
+  return admitted;
 }

@@ -50,8 +50,8 @@ export class JobsService {
       });
     }
     const input = parseOrThrow(JOB_CONTRACTS[request.kind].input, request.input, 'input') as Record<string, unknown>;
-    const admitted = await admitInput(input, this.config.workspaceRoots);
-    const job = await this.jobs.create({ kind: request.kind, input: admitted, ownerId: ownerIdOf(principal) });
+    const admitted = await admitInput(request.kind, input, { workspaceRoots: this.config.workspaceRoots, fetchAllow: this.config.fetch.allow });
+    const job = await this.jobs.create({ kind: request.kind, input: admitted, ownerId: ownerIdOf(principal), queuePrefix: this.config.queuePrefix });
     await this.enqueueCommitted(job);
     return job;
   }
@@ -69,6 +69,11 @@ export class JobsService {
     const job = await this.jobs.find(id);
     if (!job || !(await this.visible(job.id, principal))) throw notFound(id);
     return job;
+  }
+
+  /** History of a job the caller has already been allowed to see (no second visibility check). */
+  historyOf(id: string) {
+    return this.jobs.history(id);
   }
 
   async history(id: string, principal: Principal) {

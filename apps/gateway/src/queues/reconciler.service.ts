@@ -18,7 +18,7 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
     jobs: JobRepository,
     queues: QueueRegistry,
   ) {
-    this.reconciler = new QueueReconciler(jobs, queues);
+    this.reconciler = new QueueReconciler(jobs, queues, config.queuePrefix);
   }
 
   onApplicationBootstrap(): void {

@@ -1,0 +1,48 @@
+import { JobResult } from '@quarry/contracts';
+import { loadConfig } from '@quarry/config';
+import { EXIT } from '../cli-output';
+import { ProgressDisplay } from '../progress-display';
+import { humanBytes } from '../scan-summary';
+import { ClientOptions, clientFrom, report } from './jobs';
+
+type FetchResult = JobResult<'fetch'>;
+
+/**
+ * `quarry fetch URL`: in this process by default (same guards, an in-memory cache and per-domain
+ * limits of its own), or as a job on a gateway with --server (shared cache and limits).
+ */
+export async function fetchCommand(url: string, options: Partial<ClientOptions> & { force?: boolean; remote?: boolean }): Promise<number> {
+  if (options.remote && options.server) {
+    const client = clientFrom(options as ClientOptions);
+    const job = await client.submit('fetch', { url, force: Boolean(options.force) });
+    const display = new ProgressDisplay(`fetch ${job.id.slice(0, 8)}`);
+    const outcome = await client.watch(job.id, { onProgress: (progress) => !options.json && display.update(progress) });
+    display.end();
+    return report(outcome, options as ClientOptions, job.id, (result) => formatFetched(result as FetchResult));
+  }
+  const { SafeFetcher } = await import('@quarry/fetch');
+  const config = loadConfig();
+  const fetcher = new SafeFetcher({
+    allow: config.fetch.allow,
+    maxBytes: config.fetch.maxBytes,
+    timeoutMs: config.fetch.timeoutMs,
+  });
+  try {
+    const result = await fetcher.fetch(url, { force: options.force });
+    console.log(options.json ? JSON.stringify(result, null, 2) : formatFetched(result));
+    return EXIT.ok;
+  } finally {
+    await fetcher.close();
+  }
+}
+
+export function formatFetched(result: FetchResult): string {
+  const lines = [
+    result.title ? `# ${result.title}` : undefined,
+    `${result.finalUrl}  (${result.status}, ${result.contentType}, ${humanBytes(result.bytes)}${result.truncated ? ', truncated' : ''}${result.fromCache ? ', from cache' : ''})`,
+    result.redirects.length ? `redirected: ${[result.url, ...result.redirects].join(' → ')}` : undefined,
+    '',
+    result.text,
+  ];
+  return lines.filter((line) => line !== undefined).join('\n');
+}
