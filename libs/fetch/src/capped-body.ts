@@ -7,9 +7,9 @@ import { QuarryError } from '@quarry/contracts';
  * (rule 5). undici's `maxResponseSize` counts the compressed bytes, so a 10 KB gzip of 10 MB of
  * zeros would pass it; here the cap is on what the decoder produces.
  *
- * A gzip bomb cannot allocate past the cap: the decoded stream is pulled one chunk at a time and
- * Node's zlib stops inflating when its readable side is full (it resumes only on read), so once
- * the cap is reached and everything is destroyed, the rest of the bomb is never inflated.
+ * A gzip bomb cannot allocate past the cap: decoded chunks (16 KiB each) are counted as zlib
+ * produces them, and the moment the cap is reached the decoder is destroyed, which stops it in the
+ * middle of its input; the rest of the bomb is never inflated and nothing past the cap is kept.
  */
 
 export interface CappedBody {
@@ -115,6 +115,7 @@ export function readCappedBody(source: Readable, codings: readonly string[], max
     decoded.on('data', onData);
     decoded.once('end', () => settle(undefined, false));
     decoded.once('error', (error) => settle(error, false));
-    decoded.once('close', () => settle(new Error('The response body ended before it was complete.'), false));
+    // After 'end' this is a no-op; the error is only built when it is needed (stack traces cost).
+    decoded.once('close', () => settled || settle(new Error('The response body ended before it was complete.'), false));
   });
 }

@@ -69,6 +69,7 @@ export function detectCharset(body: Buffer, headerCharset: string | undefined, f
  * the replacement character that produces is dropped rather than shown.
  */
 export function decodeBody(body: Buffer, charset: string, truncated: boolean): string {
-  const text = iconv.decode(body, charset);
+  // UTF-8, the common case, through Node's own decoder (a few times faster than iconv-lite's).
+  const text = charset === 'utf-8' ? body.toString('utf8', bomCharset(body) === 'utf-8' ? 3 : 0) : iconv.decode(body, charset);
   return truncated ? text.replace(/\uFFFD+$/, '') : text;
 }

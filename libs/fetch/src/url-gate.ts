@@ -78,10 +78,10 @@ export function gateUrl(input: string, options: GateOptions = {}): URL {
     }
   }
 
-  const normalized = new URL(url.href);
-  normalized.hash = '';
-  if (normalized.hostname !== host) normalized.hostname = host;
-  return normalized;
+  // `url` is ours (parsed above), so it is normalized in place.
+  url.hash = '';
+  if (url.hostname !== host) url.hostname = host;
+  return url;
 }
 
 /** Lower-cases and drops ONE trailing dot: `Example.COM.` and `example.com` are the same host. */
