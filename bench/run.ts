@@ -5,8 +5,10 @@
  *   (b) tiny-job throughput vs bare BullMQ               │ and workers (node bin/quarry.js …),
  *   (c) 20 scans of 20,000 files on 1 vs 2 processes     ┘ Postgres quarry_bench, own Redis prefix
  *   (d) walk vs `rg --files` (bench/walk.bench.ts, when present)
+ *   (f) fetch cache hit through the whole job path (service.bench.ts)
+ *   (g) guarded fetch agent vs plain undici; cache-hit library time (bench/fetch.bench.ts)
  *
- * Options: --only a,b,p,c,d (p = Postgres round-trip profile; default: all); --quick for a
+ * Options: --only a,b,p,c,d,f,g (p = Postgres round-trip profile; default: all); --quick for a
  * short smoke run; --pin to pin each scan worker of (c) to its own CPU (taskset). Everything runs on 127.0.0.1; the whole run is
  * bounded by a watchdog, and child processes and queue keys are removed at the end.
  */
@@ -29,7 +31,7 @@ interface Target {
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
   const onlyIndex = argv.indexOf('--only');
-  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd'] : (argv[onlyIndex + 1] ?? '').split(','));
+  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g'] : (argv[onlyIndex + 1] ?? '').split(','));
   const started = Date.now();
   const watchdog = setTimeout(() => {
     console.error(`\nbench: watchdog — still running after ${WATCHDOG_MS / 60_000} min, giving up (children are killed on exit)`);
@@ -39,11 +41,11 @@ async function main(argv: string[]): Promise<number> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
   printMachine();
-  const results: { service?: ServiceBenchReport; walk?: unknown } = {};
+  const results: { service?: ServiceBenchReport; walk?: unknown; fetch?: unknown } = {};
   const targets: Target[] = [];
 
-  if (only.has('a') || only.has('b') || only.has('c') || only.has('p')) {
-    const parts = { a: only.has('a'), b: only.has('b'), p: only.has('p'), c: only.has('c') };
+  if (only.has('a') || only.has('b') || only.has('c') || only.has('p') || only.has('f')) {
+    const parts = { a: only.has('a'), b: only.has('b'), p: only.has('p'), c: only.has('c'), f: only.has('f') };
     const pinScanWorkers = argv.includes('--pin');
     const options: ServiceBenchOptions = quick
       ? { ...DEFAULT_SERVICE_OPTIONS, parts, pinScanWorkers, latencyJobs: 50, latencyWarmup: 10, throughputJobs: 500, scans: 4, profileSequentialJobs: 20, profileConcurrentJobs: 100 }
@@ -95,6 +97,13 @@ async function main(argv: string[]): Promise<number> {
     } else {
       console.log('\n(d) skipped: bench/walk.bench.ts is not built');
     }
+  }
+
+  if (only.has('g')) {
+    console.log('\n(g) fetch: guarded agent vs plain undici, and cache-hit library time (bench/fetch.bench.ts)');
+    console.log(`  ${describeQuiet(await waitForQuiet())}`);
+    const { runFetchBench, DEFAULT_FETCH_OPTIONS } = await import('./fetch.bench');
+    results.fetch = await runFetchBench(quick ? { ...DEFAULT_FETCH_OPTIONS, requests: 300, freshConnectionRequests: 100, slowOriginRequests: 50, rounds: 2, cacheHits: 2_000 } : DEFAULT_FETCH_OPTIONS);
   }
 
   if (targets.length) {

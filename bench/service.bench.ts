@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 /**
  * Service benchmarks on the real deployment shape: a spawned `quarry gateway` and spawned
  * `quarry worker` processes (the compiled build), real Redis and Postgres (database quarry_bench),
@@ -50,7 +52,7 @@ type EventsSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 
 export interface ServiceBenchOptions {
   /** Which figures to measure: a = latency, b = throughput, p = round-trip profile, c = scaling. */
-  parts: { a: boolean; b: boolean; p: boolean; c: boolean };
+  parts: { a: boolean; b: boolean; p: boolean; c: boolean; f?: boolean };
   latencyJobs: number;
   latencyWarmup: number;
   throughputJobs: number;
@@ -69,7 +71,7 @@ export interface ServiceBenchOptions {
 }
 
 export const DEFAULT_SERVICE_OPTIONS: ServiceBenchOptions = {
-  parts: { a: true, b: true, p: true, c: true },
+  parts: { a: true, b: true, p: true, c: true, f: true },
   latencyJobs: 500,
   latencyWarmup: 50,
   throughputJobs: 5_000,
@@ -105,6 +107,7 @@ export interface ServiceBenchReport {
   latency?: { service: LatencyStats; servicePost: LatencyStats; viaSnapshot: number; bare: LatencyStats; quiet: QuietWait; stages: StageBreakdown };
   throughput?: { service: ThroughputFigure; bare: ThroughputFigure; quiet: QuietWait };
   scaling?: { one: ScanRun; two: ScanRun; ratio: number };
+  fetchCacheHit?: { service: LatencyStats; quiet: QuietWait };
   profile?: {
     sequential: { jobs: number; gatewayRoundTrips: number; workerRoundTrips: number };
     concurrent: { jobs: number; gatewayRoundTrips: number; workerRoundTrips: number };
@@ -139,6 +142,8 @@ export async function runServiceBench(options: ServiceBenchOptions = DEFAULT_SER
       QUARRY_QUEUE_PREFIX: prefix,
       QUARRY_WORKSPACE_ROOTS: `${tiny.root},${tree.root}`,
       QUARRY_LOG_LEVEL: 'warn',
+      // (f) fetches from an origin this bench runs on 127.0.0.1.
+      QUARRY_FETCH_ALLOW: '127.0.0.1/32',
       ...NO_RECONCILER_ENV,
     });
 
@@ -153,7 +158,7 @@ export async function runServiceBench(options: ServiceBenchOptions = DEFAULT_SER
       'redis-server': () => pidsByName('redis-server'),
     });
 
-    if (options.parts.a || options.parts.b) {
+    if (options.parts.a || options.parts.b || options.parts.f) {
       const mainWorker = await group.startWorker('worker-c50', { ...env(prefixes.service), QUARRY_WORKER_CONCURRENCY: String(options.workerConcurrency) });
       await waitForWorkers(scanQueue, 1);
       const bareWorker = group.spawn('bare-worker', process.execPath, [path.join(__dirname, 'bare-worker.js')], {
@@ -208,6 +213,29 @@ export async function runServiceBench(options: ServiceBenchOptions = DEFAULT_SER
             statsRow('run: started_at → finished_at (handler, writes)', stages.run),
             statsRow('notify: finished_at → job.completed at client', stages.notify),
           ],
+        );
+      }
+
+      if (options.parts.f) {
+        const jobs = Math.max(50, Math.round(options.latencyJobs * 0.6));
+        console.log(`\n(f) fetch cache hits: ${jobs} sequential fetch jobs of one cached URL …`);
+        const origin = http.createServer((_request, response) => {
+          response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<title>bench</title><h1>Cached page</h1><p>text</p>');
+        });
+        await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+        closers.push(() => new Promise((resolve) => origin.close(resolve)));
+        const fetchUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}/page`;
+        const socket = await connectEvents(gateway.url);
+        closers.push(async () => socket.disconnect());
+        await serviceLatency(gateway.url, socket, { kind: 'fetch', input: { url: fetchUrl } }, 1, 0); // fills the cache
+        const quiet = await waitForQuiet();
+        const hits = await serviceLatency(gateway.url, socket, { kind: 'fetch', input: { url: fetchUrl } }, jobs, 10);
+        report.fetchCacheHit = { service: latencyStats(hits.total), quiet };
+        printTable(
+          `(f) fetch cache hit through the whole job path, ${jobs} sequential jobs`,
+          ['path', 'n', 'p50', 'p90', 'p99', 'max', 'mean'],
+          [statsRow('quarry: POST fetch (cached) → job.completed', report.fetchCacheHit.service), statsRow('  of which POST /v1/jobs → 202', latencyStats(hits.post))],
+          ['library time of a cache hit is in bench/fetch.bench.ts; this adds the queue, Postgres and socket.io hops.', describeQuiet(quiet)],
         );
       }
 
@@ -385,7 +413,8 @@ async function post(url: string, body: unknown): Promise<{ id: string }> {
 
 // ---- (a) ---------------------------------------------------------------------------------------
 
-async function serviceLatency(url: string, socket: EventsSocket, root: string, jobs: number, warmup: number) {
+async function serviceLatency(url: string, socket: EventsSocket, root: string | { kind: string; input: unknown }, jobs: number, warmup: number) {
+  const body = typeof root === 'string' ? { kind: 'scan', input: { root } } : root;
   type How = 'event' | 'snapshot' | 'failed';
   const waiters = new Map<string, (how: How) => void>();
   socket.on('job.completed', ({ jobId }) => waiters.get(jobId)?.('event'));
@@ -401,7 +430,7 @@ async function serviceLatency(url: string, socket: EventsSocket, root: string, j
   let viaSnapshot = 0;
   for (let i = 0; i < warmup + jobs; i++) {
     const started = performance.now();
-    const job = await post(url, { kind: 'scan', input: { root } });
+    const job = await post(url, body);
     const posted = performance.now();
     const how = await new Promise<How>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`job ${job.id}: no outcome on the socket within 10 s`)), 10_000);

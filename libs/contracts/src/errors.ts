@@ -34,6 +34,7 @@ export const ERROR_KINDS = [
   'url_timeout',
   'content_type_refused',
   'dns_failed',
+  'url_too_large',
   'too_many_redirects',
   // search
   'regex_invalid',

@@ -346,7 +346,7 @@ describe('SafeFetcher: responses (rule 5)', () => {
       respond = (socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5000000\r\n\r\n' + 'z'.repeat(1000));
       const started = Date.now();
       const error = await failure(fetcher().fetch('http://raw.test/big'));
-      expect(error).toMatchObject({ kind: 'file_too_large', permanent: true });
+      expect(error).toMatchObject({ kind: 'url_too_large', permanent: true });
       expect(error.message).toMatch(/5,000,000 bytes .* limit is 1,048,576/);
       expect(Date.now() - started).toBeLessThan(1_000);
     });

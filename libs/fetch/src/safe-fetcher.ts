@@ -324,7 +324,7 @@ export class SafeFetcher {
       const declared = Number(header(h, 'content-length'));
       if (Number.isFinite(declared) && declared > this.options.maxBytes) {
         // Refused before reading a byte of it. The kind is the one for "a document too large".
-        throw new QuarryError('file_too_large', `${url.href} is ${declared.toLocaleString('en-US')} bytes (Content-Length); the limit is ${this.options.maxBytes.toLocaleString('en-US')}.`, {
+        throw new QuarryError('url_too_large', `${url.href} is ${declared.toLocaleString('en-US')} bytes (Content-Length); the limit is ${this.options.maxBytes.toLocaleString('en-US')}.`, {
           permanent: true,
           suggestion: 'Fetch a smaller page, or ask the operator to raise QUARRY_FETCH_MAX_BYTES.',
         });
