@@ -5,6 +5,7 @@ import { TestStack, waitFor } from '../support/stack';
 import { makeTree } from '../support/trees';
 import { TEST_DATABASE_URL } from '../support/test-env';
 import { EndlessScanProcessor } from '../support/test-processors';
+import { FakeOrigin } from '../support/origin';
 
 const BIN = path.join(__dirname, '..', '..', 'bin', 'quarry.js');
 
@@ -118,6 +119,44 @@ describe('the quarry CLI', () => {
       expect(finished.stderr).toContain('was cancelled');
       // Piped output gets plain progress lines from the live events.
       expect(finished.stderr).toMatch(/^scan [0-9a-f]{8}: reading \d+\/1,000,000/m);
+    });
+  });
+
+  describe('fetch', () => {
+    let origin: FakeOrigin;
+    let stack: TestStack;
+    beforeAll(async () => {
+      origin = await FakeOrigin.start({
+        '/doc': (_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<title>Doc</title><h1>Hello</h1><ul><li>one</li></ul>'),
+      });
+      stack = await TestStack.start({ fetch: { ...TestStack.defaults().fetch, allow: ['127.0.0.1/32'] } });
+    });
+    afterAll(async () => {
+      await stack.close();
+      await origin.close();
+    });
+
+    it('fetches in-process and prints the title, the source and the text', async () => {
+      const run = await quarry(['fetch', origin.url('/doc')], { QUARRY_FETCH_ALLOW: '127.0.0.1/32' });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('# Doc');
+      expect(run.stdout).toContain(`${origin.url('/doc')}  (200, text/html`);
+      expect(run.stdout).toMatch(/HELLO|Hello/);
+      expect(run.stdout).toContain('one');
+    });
+
+    it('runs as a job with --server, and the second time answers from the shared cache', async () => {
+      const first = await quarry(['fetch', origin.url('/doc'), '--server', stack.url, '--json']);
+      expect(first.code).toBe(0);
+      expect(JSON.parse(first.stdout)).toMatchObject({ status: 'succeeded', result: { title: 'Doc', fromCache: false } });
+      const second = await quarry(['fetch', origin.url('/doc'), '--server', stack.url, '--json']);
+      expect(JSON.parse(second.stdout)).toMatchObject({ status: 'succeeded', result: { fromCache: true } });
+    });
+
+    it('exits 2 for a URL the gate refuses, before any connection', async () => {
+      const run = await quarry(['fetch', 'http://169.254.169.254/latest/meta-data/']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('error [url_blocked]');
     });
   });
 
