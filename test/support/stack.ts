@@ -3,7 +3,7 @@ import IORedis from 'ioredis';
 import { io, Socket } from 'socket.io-client';
 import type { ClientToServerEvents, JobStatus, ServerToClientEvents } from '../../libs/contracts/src';
 import type { QuarryConfig } from '../../libs/config/src';
-import { ApiKeyRepository, JobRepository, PrismaClient, createPrismaClient } from '../../libs/db/src';
+import { ApiKeyRepository, Database, JobRepository, PrismaClient, createDatabase } from '../../libs/db/src';
 import { RunningGateway, startGateway } from '../../apps/gateway/src/main';
 import { startWorker } from '../../apps/worker/src/main';
 import { HANDLES_JOB } from '../../apps/worker/src/job-handler';
@@ -21,9 +21,12 @@ export class TestStack {
   readonly keys: ApiKeyRepository;
   private readonly sockets: EventsSocket[] = [];
 
+  private readonly database: Database;
+
   constructor(readonly config: QuarryConfig) {
-    this.prisma = createPrismaClient(config.databaseUrl, 2);
-    this.jobs = new JobRepository(this.prisma);
+    this.database = createDatabase(config.databaseUrl, 2);
+    this.prisma = this.database.prisma;
+    this.jobs = new JobRepository(this.prisma, this.database.pool);
     this.keys = new ApiKeyRepository(this.prisma);
   }
 
@@ -98,7 +101,7 @@ export class TestStack {
     for (const socket of this.sockets) socket.disconnect();
     await this.stopWorker();
     await this.gateway?.close();
-    await this.prisma.$disconnect();
+    await this.database.close();
     await deleteQueueKeys(this.config);
   }
 }

@@ -3,7 +3,8 @@ import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
 import { ApiKeyRepository } from './api-key-repository';
 import { JobRepository } from './job-repository';
 import { FetchedDocumentRepository } from './fetched-document-repository';
-import { createPrismaClient, PrismaClient } from './prisma-client';
+import type { Pool } from 'pg';
+import { Database, createDatabase, PrismaClient } from './prisma-client';
 
 /**
  * Owns the Prisma client (and so the pg pool) for a Nest process. It closes last, in
@@ -13,9 +14,13 @@ import { createPrismaClient, PrismaClient } from './prisma-client';
 @Injectable()
 export class PrismaService implements OnApplicationShutdown {
   readonly client: PrismaClient;
+  readonly pool: Pool;
+  private readonly database: Database;
 
   constructor(@Inject(QUARRY_CONFIG) config: QuarryConfig) {
-    this.client = createPrismaClient(config.databaseUrl);
+    this.database = createDatabase(config.databaseUrl);
+    this.client = this.database.prisma;
+    this.pool = this.database.pool;
   }
 
   async ping(): Promise<void> {
@@ -23,7 +28,7 @@ export class PrismaService implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.client.$disconnect();
+    await this.database.close();
   }
 }
 
@@ -31,7 +36,7 @@ export class PrismaService implements OnApplicationShutdown {
 @Module({
   providers: [
     PrismaService,
-    { provide: JobRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new JobRepository(prisma.client) },
+    { provide: JobRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new JobRepository(prisma.client, prisma.pool) },
     { provide: ApiKeyRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new ApiKeyRepository(prisma.client) },
     {
       provide: FetchedDocumentRepository,
