@@ -1,28 +1,11 @@
+import type { CachedDocument, DocumentCache } from '@quarry/fetch';
 import { Prisma, PrismaClient } from './prisma-client';
 
-/** A cached fetch, as the fetcher reads and writes it (structurally the fetch library's CachedDocument). */
-export interface StoredDocument {
-  url: string;
-  finalUrl: string;
-  status: number;
-  contentType: string;
-  title?: string;
-  text: string;
-  bytes: number;
-  truncated: boolean;
-  etag?: string;
-  lastModified?: string;
-  fetchedAt: Date;
-  expiresAt: Date;
-  sha256: string;
-  redirects: string[];
-}
-
 /** The fetch cache in Postgres, shared by every worker: one row per requested URL. */
-export class FetchedDocumentRepository {
+export class FetchedDocumentRepository implements DocumentCache {
   constructor(private readonly prisma: PrismaClient) {}
 
-  async get(url: string): Promise<StoredDocument | null> {
+  async get(url: string): Promise<CachedDocument | null> {
     const row = await this.prisma.fetchedDocument.findUnique({ where: { url } });
     if (!row) return null;
     return {
@@ -43,7 +26,7 @@ export class FetchedDocumentRepository {
     };
   }
 
-  async put(document: StoredDocument): Promise<void> {
+  async put(document: CachedDocument): Promise<void> {
     const data = {
       finalUrl: document.finalUrl,
       status: document.status,
