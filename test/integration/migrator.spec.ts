@@ -5,7 +5,8 @@ import { applyMigrations, ensureDatabase, readMigrations } from '../../libs/db/s
 import { TEST_DATABASE_URL } from '../support/test-env';
 
 /** A database of this test's own, created and dropped here. */
-const url = TEST_DATABASE_URL.replace(/\/[^/]+$/, '/quarry_test_migrator');
+const migratorDatabase = `${new URL(TEST_DATABASE_URL).pathname.slice(1)}_migrator`;
+const url = TEST_DATABASE_URL.replace(/\/[^/]+$/, `/${migratorDatabase}`);
 
 async function admin<T>(action: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: TEST_DATABASE_URL.replace(/\/[^/]+$/, '/postgres') });
@@ -18,8 +19,8 @@ async function admin<T>(action: (client: Client) => Promise<T>): Promise<T> {
 }
 
 describe('the migrator', () => {
-  beforeAll(() => admin((client) => client.query('DROP DATABASE IF EXISTS quarry_test_migrator')));
-  afterAll(() => admin((client) => client.query('DROP DATABASE IF EXISTS quarry_test_migrator')));
+  beforeAll(() => admin((client) => client.query(`DROP DATABASE IF EXISTS "${migratorDatabase}"`)));
+  afterAll(() => admin((client) => client.query(`DROP DATABASE IF EXISTS "${migratorDatabase}"`)));
 
   it('creates the database, applies every migration once and keeps Prisma bookkeeping', async () => {
     expect(await ensureDatabase(url)).toBe(true);
