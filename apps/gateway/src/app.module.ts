@@ -19,6 +19,7 @@ import { MetricsService } from './metrics/metrics.service';
 import { QueuesModule } from './queues/queues.module';
 import { ReconcilerService } from './queues/reconciler.service';
 import { RootController } from './root.controller';
+import { WebModule } from './web/web.module';
 
 /** Closes the publisher connection last, after everything that publishes has stopped. */
 @Injectable()
@@ -34,7 +35,7 @@ export class AppModule {
   static forRoot(config?: QuarryConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DbModule, QueuesModule],
+      imports: [ConfigModule.forRoot(config), DbModule, QueuesModule, WebModule],
       controllers: [JobsController, HealthController, MetricsController, RootController],
       providers: [
         { provide: GATEWAY_LOGGER, inject: [QUARRY_CONFIG], useFactory: (c: QuarryConfig) => createLogger('quarry-gateway', c.logLevel) },

@@ -1,0 +1,19 @@
+// Every shape the dashboard exchanges with the gateway, from libs/contracts. Type-only: erased by
+// tsc, so the browser loads none of it, yet a change to a contract breaks this build.
+export type { JobView, JobEventView, JobPage } from '../../../libs/contracts/src/job';
+export type { JobKind } from '../../../libs/contracts/src/job-kinds';
+export type { JobStatus } from '../../../libs/contracts/src/job-status';
+export type { JobProgress } from '../../../libs/contracts/src/progress';
+export type { QuarryErrorBody } from '../../../libs/contracts/src/errors';
+export type { ScanInput, ScanResult } from '../../../libs/contracts/src/scan';
+export type { ServerToClientEvents, ClientToServerEvents, SubscribeAck } from '../../../libs/contracts/src/events';
+import type { z } from 'zod';
+import type { fetchInputSchema, fetchResultSchema } from '../../../libs/contracts/src/kinds-planned';
+export type FetchInput = z.input<typeof fetchInputSchema>;
+export type FetchResult = z.infer<typeof fetchResultSchema>;
+
+/** What `GET /` answers with `Accept: application/json`. */
+export interface ServiceMap {
+  name: string;
+  kinds: { available: import('../../../libs/contracts/src/job-kinds').JobKind[]; all: import('../../../libs/contracts/src/job-kinds').JobKind[] };
+}

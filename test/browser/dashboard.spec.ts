@@ -1,0 +1,337 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startGateway } from '../../apps/gateway/src/main';
+import { TestStack, waitFor } from '../support/stack';
+import { generatedTree, makeTree } from '../support/trees';
+import { EndlessScanProcessor } from '../support/test-processors';
+import { FakeOrigin } from '../support/origin';
+
+/*
+ * The dashboard end to end: real headless Chromium (Debian's /usr/bin/chromium, driven by
+ * playwright-core) against a gateway and a worker started in this process. The page is the one
+ * `npm run build` leaves in dist/web/public (`npm test` and `npm run test:browser` build it first).
+ */
+
+const CHROMIUM = process.env.QUARRY_CHROMIUM ?? '/usr/bin/chromium';
+const ARTIFACTS = path.join(__dirname, '..', '..', 'test-artifacts');
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const UI_TIMEOUT = 15_000;
+
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.join(__dirname, '..', '..', 'dist', 'web', 'public', 'index.html'))) {
+    throw new Error('The dashboard is not built: run `npm run build:web` (npm test builds it).');
+  }
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 30_000 });
+});
+
+afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => undefined);
+  await browser?.close();
+});
+
+async function openPage(url: string, viewport = { width: 1360, height: 900 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+  const context = await browser.newContext({ viewport, colorScheme });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(UI_TIMEOUT);
+  page.on('pageerror', (error) => pageErrors.push(String(error)));
+  // Only the gateway under test: any other address would be a CDN or a leak.
+  await context.route('**/*', (route) => {
+    const target = new URL(route.request().url());
+    return target.hostname === '127.0.0.1' ? route.continue() : route.abort();
+  });
+  await page.goto(url);
+  await page.locator('.conn[data-connection="live"]').waitFor();
+  return page;
+}
+
+const screenshot = (page: Page, name: string, fullPage = true) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage, animations: 'disabled' });
+
+/** Records every distinct text of the progress bars matching `selector`, sampled every 30 ms in the page. */
+async function recordProgress(page: Page, selector: string): Promise<void> {
+  await page.evaluate((sel) => {
+    const seen: string[] = [];
+    const w = globalThis as any; // this function runs in the page
+    w.__progress = seen;
+    setInterval(() => {
+      const bar = w.document.querySelector(sel);
+      const text = bar?.getAttribute('aria-valuetext');
+      if (text && seen[seen.length - 1] !== text) seen.push(text);
+    }, 30);
+  }, selector);
+}
+const progressSeen = (page: Page) => page.evaluate(() => (globalThis as any).__progress as string[]);
+
+async function submitScan(page: Page, root: string): Promise<string> {
+  await page.getByRole('tab', { name: 'Scan' }).click();
+  await page.getByLabel('Repository path').fill(root);
+  await page.getByRole('button', { name: 'Start scan' }).click();
+  await page.waitForURL(/#\/jobs\/[0-9a-f-]{36}$/);
+  return page.url().split('/').pop()!;
+}
+
+describe('the dashboard', () => {
+  afterEach(() => {
+    expect(pageErrors).toEqual([]);
+  });
+
+  describe('scans of a generated tree', () => {
+    const tree = generatedTree(20_000);
+    let stack: TestStack;
+    beforeAll(async () => {
+      stack = await TestStack.start({ workspaceRoots: [tree.root], workerConcurrency: 1 });
+    });
+    afterAll(() => stack.close());
+
+    it('is what a browser gets at /, while API clients still get the JSON map', async () => {
+      const html = await fetch(stack.url + '/', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+      expect(html.headers.get('content-type')).toContain('text/html');
+      expect(await html.text()).toContain('<div id="app">');
+      expect((await stack.request('GET', '/', undefined, { accept: 'application/json' })).body).toMatchObject({ kinds: { available: ['scan', 'fetch'] } });
+      expect((await stack.request('GET', '/assets/..%2Fpackage.json')).status).toBe(404);
+      expect((await stack.request('GET', '/vendor/nope.mjs')).status).toBe(404);
+    });
+
+    it('submits a scan, moves the progress bar and renders the result', async () => {
+      const page = await openPage(stack.url);
+      // Only forms of the kinds the gateway lists as available.
+      expect(await page.getByRole('tab').allInnerTexts()).toEqual(['Scan', 'Fetch']);
+      const id = await submitScan(page, tree.root);
+      await recordProgress(page, '.detail [role="progressbar"]');
+
+      await page.locator(`.detail[data-job-id="${id}"][data-status="succeeded"]`).waitFor({ timeout: 60_000 });
+      const seen = await progressSeen(page);
+      expect(seen.filter((text) => /^(listing|reading)/.test(text)).length).toBeGreaterThanOrEqual(2);
+
+      const result = page.locator('[data-result="scan"]');
+      await result.waitFor();
+      await expect(result.locator('.stat').first().innerText()).resolves.toContain(tree.files.toLocaleString('en-US'));
+      const languages = await result.locator('.lang-table tbody th').allInnerTexts();
+      expect(languages.map((text) => text.trim()).sort()).toEqual(['Go', 'Markdown', 'Python', 'TypeScript']);
+      expect(await result.locator('#dirs-h + table tbody tr').count()).toBe(20);
+      expect(await result.locator('#largest-h + table tbody tr').count()).toBeGreaterThan(0);
+      // The history is the snapshot's, then live: it starts queued and ends completed.
+      const events = await page.locator('.events .event-type').allInnerTexts();
+      expect(events[0]).toBe('completed');
+      expect(events[events.length - 1]).toBe('queued');
+      await screenshot(page, 'scan-result');
+
+      // The list shows it as finished, with its elapsed time and attempts.
+      await page.getByRole('link', { name: '← All jobs' }).click();
+      const row = page.locator(`.job-row[data-job-id="${id}"]`);
+      await row.locator('.badge[data-status="succeeded"]').waitFor();
+      await expect(row.locator('.row-meta').innerText()).resolves.toMatch(/attempts? 1/);
+      await screenshot(page, 'jobs-list', false);
+
+      // Filters: the list asks the server again and shows only matching rows.
+      await page.getByLabel('Status', { exact: true }).selectOption('succeeded');
+      await page.getByLabel('Kind', { exact: true }).selectOption('scan');
+      await waitFor(async () => {
+        const rows = await page.locator('.job-row').evaluateAll((els) => els.map((el) => String((el as any).dataset.status)));
+        return rows.length > 0 && rows.every((status) => status === 'succeeded');
+      }, UI_TIMEOUT, 'a filtered list');
+      expect(await page.locator(`.job-row[data-job-id="${id}"]`).count()).toBe(1);
+      expect(await page.locator('.job-row .badge.kind', { hasText: 'fetch' }).count()).toBe(0);
+
+      const phone = await openPage(`${stack.url}/#/jobs/${id}`, { width: 390, height: 844 }, 'dark');
+      await phone.locator('[data-result="scan"]').waitFor();
+      const overflow = await phone.evaluate(() => {
+        const root = (globalThis as any).document.documentElement;
+        return root.scrollWidth - root.clientWidth;
+      });
+      expect(overflow).toBeLessThanOrEqual(0);
+      await screenshot(phone, 'scan-result-phone-dark');
+      await screenshot(phone, 'scan-result-phone-dark-top', false);
+    }, 90_000);
+
+    it('shows a bad input next to its field: first in the browser, then from the server', async () => {
+      const page = await openPage(stack.url);
+      const field = page.getByLabel('Repository path');
+      await field.fill('relative/path');
+      await page.getByRole('button', { name: 'Start scan' }).click();
+      await expect(page.locator('#scan-root-error').innerText()).resolves.toContain('absolute path');
+      expect(await field.getAttribute('aria-invalid')).toBe('true');
+      expect(await field.getAttribute('aria-describedby')).toContain('scan-root-error');
+      // The invalid field has the focus, and the kind tabs work with the arrow keys.
+      expect(await field.evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true);
+      await page.getByRole('tab', { name: 'Scan' }).focus();
+      await page.keyboard.press('ArrowRight');
+      await page.getByRole('tab', { name: 'Fetch', selected: true }).waitFor();
+      await page.keyboard.press('ArrowLeft');
+      await page.getByRole('tab', { name: 'Scan', selected: true }).waitFor();
+
+      await field.fill('/etc');
+      await page.getByRole('button', { name: 'Start scan' }).click();
+      const error = page.locator('#scan-root-error .error-box');
+      await error.waitFor();
+      await expect(error.innerText()).resolves.toContain('path_outside_root');
+      expect(await error.locator('.suggestion').count()).toBe(1);
+      expect(page.url()).not.toContain('#/jobs/');
+      await screenshot(page, 'form-error', false);
+    });
+  });
+
+  describe('a running job watched from two pages', () => {
+    let stack: TestStack;
+    let root: string;
+    beforeAll(async () => {
+      root = makeTree({ 'a.ts': 'export {};\n' });
+      stack = await TestStack.start({ workspaceRoots: [root] }, { processors: [EndlessScanProcessor] });
+    });
+    afterAll(() => stack.close());
+
+    it('shows the same live progress on a second page, cancels, and resynchronises after a gateway restart', async () => {
+      const watcher = await openPage(stack.url);
+      const page = await openPage(stack.url);
+      const id = await submitScan(page, root);
+
+      // The second page learns of the job without reloading (poll), then follows it live (socket).
+      const row = watcher.locator(`.job-row[data-job-id="${id}"]`);
+      await row.locator('.badge[data-status="running"]').waitFor();
+      await recordProgress(watcher, `.job-row[data-job-id="${id}"] [role="progressbar"]`);
+      const done = async () =>
+        (await progressSeen(watcher)).map((text) => Number(/reading · ([\d,]+)/.exec(text)?.[1].replace(/,/g, '') ?? NaN)).filter(Number.isFinite);
+      await waitFor(async () => (await done()).length >= 4, UI_TIMEOUT, 'live progress on the second page');
+      const values = await done();
+      for (let i = 1; i < values.length; i++) expect(values[i]).toBeGreaterThan(values[i - 1]);
+      await screenshot(watcher, 'jobs-list-running', false);
+
+      // A gateway restart: both pages reconnect, resubscribe, and keep following the job.
+      const port = Number(new URL(stack.url).port);
+      await stack.gateway.close();
+      await watcher.locator('.conn[data-connection="reconnecting"]').waitFor();
+      stack.gateway = await startGateway({ ...stack.config, port }, { shutdownHooks: false });
+      await watcher.locator('.conn[data-connection="live"]').waitFor();
+      const before = (await done()).length;
+      await waitFor(async () => (await done()).length >= before + 3, UI_TIMEOUT, 'progress after the restart');
+
+      await page.getByRole('button', { name: `Cancel scan job ${id.slice(0, 8)}` }).click();
+      await page.locator(`.detail[data-job-id="${id}"][data-status="cancelled"]`).waitFor();
+      await row.locator('.badge[data-status="cancelled"]').waitFor();
+      await row.getByRole('button', { name: /^Retry/ }).waitFor();
+      expect((await stack.jobs.find(id))?.status).toBe('cancelled');
+      const history = await page.locator('.events .event-type').allInnerTexts();
+      expect(history[0]).toBe('cancelled');
+      expect(history).toContain('progress');
+      await screenshot(page, 'cancelled-job');
+    }, 60_000);
+  });
+
+  describe('fetch jobs', () => {
+    let origin: FakeOrigin;
+    let stack: TestStack;
+    const article =
+      '<html><head><title>Getting started with Quarry</title></head><body><nav>menu</nav><h1>Install</h1>' +
+      '<p>Run <b>npm ci</b>, then <code>npm start</code>.</p><h2>Scan a repository</h2><ul><li>Open the dashboard</li><li>Enter a path</li></ul></body></html>';
+    beforeAll(async () => {
+      origin = await FakeOrigin.start({
+        '/guide/': (_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(article),
+        '/guide': (_request, response) => response.writeHead(301, { location: '/guide/' }).end(),
+      });
+      stack = await TestStack.start({ fetch: { ...TestStack.defaults().fetch, allow: ['127.0.0.1/32'] } });
+    });
+    afterAll(async () => {
+      await stack.close();
+      await origin.close();
+    });
+
+    it('renders title, final URL, redirects, text and whether it came from the cache', async () => {
+      const page = await openPage(stack.url);
+      await page.getByRole('tab', { name: 'Fetch' }).click();
+      const field = page.getByLabel('URL', { exact: true });
+      await field.fill('ftp://example.org/file');
+      await page.getByRole('button', { name: 'Start fetch' }).click();
+      await expect(page.locator('#fetch-url-error').innerText()).resolves.toContain('Only http and https');
+      await field.fill('http://localhost:8080/x');
+      await page.getByRole('button', { name: 'Start fetch' }).click();
+      await expect(page.locator('#fetch-url-error .error-box').innerText()).resolves.toContain('url_blocked');
+
+      const url = origin.url('/guide') + `?run=${Date.now()}`;
+      await field.fill(url);
+      await page.getByRole('button', { name: 'Start fetch' }).click();
+      const result = page.locator('[data-result="fetch"]');
+      await result.waitFor({ timeout: 30_000 });
+      await expect(result.locator('.fetch-title').innerText()).resolves.toBe('Getting started with Quarry');
+      await expect(result.locator('[data-cache]').getAttribute('data-cache')).resolves.toBe('fresh');
+      await expect(result.locator('.redirects li').allInnerTexts()).resolves.toEqual([origin.url('/guide/')]);
+      await expect(result.locator('.text-preview').innerText()).resolves.toContain('npm ci');
+      await screenshot(page, 'fetch-result');
+
+      // The same URL again: served from the shared cache.
+      await page.getByRole('link', { name: '← All jobs' }).click();
+      await page.getByRole('tab', { name: 'Fetch' }).click();
+      await page.getByLabel('URL', { exact: true }).fill(url);
+      await page.getByRole('button', { name: 'Start fetch' }).click();
+      await page.locator('[data-result="fetch"] [data-cache="cached"]').waitFor({ timeout: 30_000 });
+      await screenshot(page, 'fetch-result-cached');
+    }, 60_000);
+  });
+
+  describe('with API keys', () => {
+    let stack: TestStack;
+    let root: string;
+    const created: string[] = [];
+    beforeAll(async () => {
+      root = makeTree({ 'main.go': 'package main\n', 'README.md': '# hi\n' });
+      stack = await TestStack.start({ workspaceRoots: [root] });
+    });
+    afterAll(async () => {
+      // Keys switch auth on for every test sharing this database: remove them, and their jobs.
+      await stack.prisma.job.deleteMany({ where: { ownerId: { in: created } } });
+      await stack.prisma.apiKey.deleteMany({ where: { id: { in: created } } });
+      await stack.close();
+    });
+
+    it('says a key is needed, refuses a wrong one visibly, and works with the right one', async () => {
+      const { key, secret } = await stack.keys.create(`browser-${Date.now()}`);
+      created.push(key.id);
+      await new Promise((resolve) => setTimeout(resolve, 2_100)); // the gateway caches "are keys configured?" for 2 s
+
+      const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, colorScheme: 'light' });
+      contexts.push(context);
+      const page = await context.newPage();
+      page.setDefaultTimeout(UI_TIMEOUT);
+      page.on('pageerror', (error) => pageErrors.push(String(error)));
+      await page.goto(stack.url);
+      const banner = page.locator('.banner.auth');
+      await banner.locator('h2', { hasText: 'requires an API key' }).waitFor();
+      await page.locator('.conn[data-connection="refused"]').waitFor();
+
+      await banner.getByLabel('API key').fill('qk_wrong');
+      await banner.getByRole('button', { name: 'Use key' }).click();
+      await banner.locator('h2', { hasText: 'The API key was refused' }).waitFor();
+      await expect(banner.innerText()).resolves.toContain('unknown or revoked');
+      await screenshot(page, 'key-refused');
+
+      await banner.getByLabel('API key').fill(secret);
+      await banner.getByRole('button', { name: 'Use key' }).click();
+      await page.locator('.conn[data-connection="live"]').waitFor();
+      await banner.waitFor({ state: 'detached' });
+      expect(await page.evaluate(() => (globalThis as any).localStorage.getItem('quarry.apiKey'))).toBe(secret);
+
+      const id = await submitScan(page, root);
+      await page.locator(`.detail[data-job-id="${id}"][data-status="succeeded"]`).waitFor({ timeout: 30_000 });
+      expect((await stack.prisma.job.findUnique({ where: { id } }))?.ownerId).toBe(key.id);
+
+      // A reload keeps the key.
+      await page.reload();
+      await page.locator('[data-result="scan"]').waitFor();
+      expect(await page.locator('.banner.auth').count()).toBe(0);
+    }, 60_000);
+  });
+});
