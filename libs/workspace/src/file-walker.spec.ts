@@ -121,6 +121,37 @@ describe('walkFiles', () => {
     expect([...result.files].sort()).toEqual(gitFiles);
   });
 
+  describe('a root inside a repository', () => {
+    const REPO = {
+      '.git/info/exclude': 'secret.txt\n',
+      '.gitignore': '*.log\nbuild/\n/top-only.txt\n',
+      'sub/.gitignore': '!keep.log\ngenerated/\n',
+      'sub/dir/a.ts': 'a',
+      'sub/dir/b.log': 'b',
+      'sub/dir/keep.log': 'kept by sub/.gitignore',
+      'sub/dir/build/x.js': 'x',
+      'sub/dir/generated/y.ts': 'y',
+      'sub/dir/secret.txt': 's',
+      'sub/dir/top-only.txt': 'anchored to the top: not this one',
+      'sub/dir/deeper/c.ts': 'c',
+    };
+
+    it("applies the repository's exclude file and every .gitignore above the root, like git", async () => {
+      root = await makeTempTree(REPO);
+      const result = await walkFiles(path.join(root, 'sub', 'dir'));
+      expect([...result.files].sort()).toEqual(['a.ts', 'deeper/c.ts', 'keep.log', 'top-only.txt']);
+    });
+
+    (hasGit ? it : it.skip)('lists exactly what git lists in that subdirectory', async () => {
+      root = await makeTempTree(REPO);
+      const env = { ...process.env, HOME: root, XDG_CONFIG_HOME: root, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+      execFileSync('git', ['init', '-q'], { cwd: root, env });
+      const cwd = path.join(root, 'sub', 'dir');
+      const gitFiles = execFileSync('git', ['ls-files', '--others', '--exclude-standard'], { cwd, env, encoding: 'utf8' }).split('\n').filter(Boolean).sort();
+      expect([...(await walkFiles(cwd)).files].sort()).toEqual(gitFiles);
+    });
+  });
+
   it('returns POSIX paths relative to the root', async () => {
     root = await makeTempTree({ 'a/b/c.txt': 'x', 'd.txt': 'y' });
     expect((await walkFiles(root)).files.sort()).toEqual(['a/b/c.txt', 'd.txt']);

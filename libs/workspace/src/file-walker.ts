@@ -1,5 +1,5 @@
 import { readdir, type Dirent } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { QuarryError } from '@quarry/contracts';
 import { IGNORED, INCLUDED, IgnoreRules, UNDECIDED } from './ignore-rules';
@@ -57,8 +57,7 @@ export async function walkFiles(root: string, options: WalkOptions = {}): Promis
   const rootPath = path.resolve(root);
   const files: string[] = [];
   const skipped: WalkSkipped = { ignored: 0, symlinks: 0, unreadable: 0, special: 0 };
-  const excludeRules = await readIgnoreFile(path.join(rootPath, '.git', 'info', 'exclude'), '');
-  const pending: PendingDirectory[] = [{ absolute: rootPath, relative: '', rules: excludeRules ? [excludeRules] : [] }];
+  const pending: PendingDirectory[] = [{ absolute: rootPath, relative: '', rules: await rulesAboveRoot(rootPath) }];
 
   const visit = async (directory: PendingDirectory): Promise<void> => {
     let entries: Dirent[];
@@ -178,13 +177,53 @@ function reincludeBelow(rules: RuleStack, decidedAt: number, relative: string, n
     const shallower = rules[index];
     if (verdictOf(shallower, relative, name, true) !== IGNORED) continue;
     adjusted ??= [...rules];
-    adjusted[index] = shallower.reincluding(relative.slice(shallower.prefixLength));
+    adjusted[index] = shallower.reincluding(shallower.localPath(relative));
   }
   return adjusted ?? rules;
 }
 
 function verdictOf(rules: IgnoreRules, relative: string, name: string, isDirectory: boolean) {
-  return rules.verdict(rules.prefixLength === 0 ? relative : relative.slice(rules.prefixLength), name, isDirectory);
+  return rules.verdict(rules.localPath(relative), name, isDirectory);
+}
+
+/**
+ * The rules in force at the walk root before its own `.gitignore`: the enclosing repository's
+ * `.git/info/exclude`, then every `.gitignore` between the repository's top and the root (outer
+ * first, so deeper files win). A root that is itself a repository's top has only its exclude file;
+ * a root in no repository has none.
+ */
+async function rulesAboveRoot(rootPath: string): Promise<IgnoreRules[]> {
+  let top: string | undefined;
+  for (let dir = rootPath; ; dir = path.dirname(dir)) {
+    if (await exists(path.join(dir, '.git'))) {
+      top = dir;
+      break;
+    }
+    if (path.dirname(dir) === dir) break;
+  }
+  if (top === undefined) return [];
+  const rules: IgnoreRules[] = [];
+  const exclude = await readFile(path.join(top, '.git', 'info', 'exclude'), 'utf8').catch(() => undefined);
+  if (exclude !== undefined) rules.push(top === rootPath ? IgnoreRules.parse('', exclude) : IgnoreRules.parseOuter(toPosix(path.relative(top, rootPath)), exclude));
+  for (let dir = top; dir !== rootPath; ) {
+    const text = await readFile(path.join(dir, '.gitignore'), 'utf8').catch(() => undefined);
+    if (text !== undefined) rules.push(IgnoreRules.parseOuter(toPosix(path.relative(dir, rootPath)), text));
+    dir = path.join(dir, path.relative(dir, rootPath).split(path.sep)[0]);
+  }
+  return rules.filter((rule) => !rule.isEmpty);
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await lstat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function toPosix(relative: string): string {
+  return relative.split(path.sep).join('/');
 }
 
 /** An ignore file's rules, or undefined if it is missing, unreadable or holds no rule. */

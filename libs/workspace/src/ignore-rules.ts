@@ -40,7 +40,13 @@ export class IgnoreRules {
    * @param directory POSIX path of the ignore file's directory, relative to the walk root ('' for the root).
    * @param lines the file's lines, in order.
    */
-  private constructor(readonly directory: string, private readonly lines: readonly string[], allInMatcher: boolean) {
+  private constructor(
+    readonly directory: string,
+    private readonly lines: readonly string[],
+    allInMatcher: boolean,
+    /** For an ignore file above the walk root: the walk root's path relative to the file's directory. */
+    private readonly outerPath?: string,
+  ) {
     this.prefixLength = directory === '' ? 0 : directory.length + 1;
     const patterns = lines.map(stripLineEnd).filter((line) => !BLANK.test(line) && !line.startsWith('#'));
     const hasNegation = patterns.some((line) => line.startsWith('!'));
@@ -59,6 +65,22 @@ export class IgnoreRules {
   static parse(directory: string, text: string): IgnoreRules {
     const withoutBom = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
     return new IgnoreRules(directory, withoutBom.split('\n'), false);
+  }
+
+  /**
+   * Parses an ignore file that sits above the walk root, in the same repository (`outerPath` is the
+   * walk root relative to that file's directory, e.g. "apps/web"): git applies it when you look at
+   * a subdirectory, and so does ripgrep.
+   */
+  static parseOuter(outerPath: string, text: string): IgnoreRules {
+    const withoutBom = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    return new IgnoreRules('', withoutBom.split('\n'), false, outerPath);
+  }
+
+  /** A walk-root-relative path as these rules see it (relative to the ignore file's directory). */
+  localPath(relative: string): string {
+    if (this.outerPath !== undefined) return relative === '' ? this.outerPath : `${this.outerPath}/${relative}`;
+    return this.prefixLength === 0 ? relative : relative.slice(this.prefixLength);
   }
 
   /** True when the file holds no rule at all (empty, or only comments): the walker drops it. */
@@ -94,7 +116,7 @@ export class IgnoreRules {
       ancestor = ancestor === '' ? escapeGlob(segment) : `${ancestor}/${escapeGlob(segment)}`;
       negations.push(`!/${ancestor}/`);
     }
-    return new IgnoreRules(this.directory, [...this.lines, ...negations], true);
+    return new IgnoreRules(this.directory, [...this.lines, ...negations], true, this.outerPath);
   }
 
   /** Records `pattern` in the lookup sets if it is one they decide alone; false if it is not. */
