@@ -1,1 +1,18 @@
-export {};
+/**
+ * @quarry/llm — structured answers from any OpenAI-compatible chat-completions server (OpenAI,
+ * Ollama, vLLM…): JSON-schema output validated again with zod, one deadline per call, bounded
+ * retries, typed errors (`llm_unavailable`, `llm_invalid_output`). Test doubles live in ./testing.
+ */
+export { LlmClient, type CompletionRequest, type Completion, type TokenUsage } from './llm-client';
+export {
+  llmSettingsFromEnv,
+  parseLlmSettings,
+  llmSettingsSchema,
+  LlmConfigError,
+  DEFAULT_LLM_TIMEOUT_MS,
+  DEFAULT_LLM_MAX_RETRIES,
+  DEFAULT_LLM_RETRY_BASE_MS,
+  type LlmClientOptions,
+  type LlmSettings,
+} from './settings';
+export { parseStructuredAnswer, stripJsonFence, toResponseSchema } from './structured-output';

@@ -1,0 +1,192 @@
+import OpenAI from 'openai';
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { z } from 'zod';
+import { QuarryError } from '@quarry/contracts';
+import { parseLlmSettings, type LlmClientOptions, type LlmSettings } from './settings';
+import { clip, parseStructuredAnswer, toResponseSchema } from './structured-output';
+import { describeFailure, unavailable, type AttemptFailure } from './llm-errors';
+import { backoffMs } from './retry-policy';
+
+export interface CompletionRequest<T> {
+  system: string;
+  user: string;
+  /** Sent to the server as JSON Schema and applied again to the answer. */
+  schema: z.ZodType<T>;
+  /** The schema's name in `response_format` ([A-Za-z0-9_-], ≤ 64 characters, as OpenAI requires). */
+  schemaName: string;
+  signal?: AbortSignal;
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export interface Completion<T> {
+  value: T;
+  /** The model the server says answered (it may differ from the configured alias). */
+  model: string;
+  usage?: TokenUsage;
+  /** The answer text as received, before the fence was stripped: for logs and caches. */
+  raw: string;
+  /** HTTP requests made, 1 when the first one succeeded. */
+  attempts: number;
+}
+
+const SCHEMA_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Marks an abort caused by our own deadline, as opposed to the caller's signal. */
+class DeadlineReached extends Error {}
+
+/**
+ * One structured question to an OpenAI-compatible chat-completions server at a time. The `openai`
+ * package does the HTTP; this class owns the policy around it: one deadline for the whole call
+ * (retries and waits included), retries only for transient failures, the answer validated again
+ * with zod, and every failure a typed QuarryError. A caller's abort rejects with `signal.reason`,
+ * untouched, as everywhere else in Quarry.
+ */
+export class LlmClient {
+  readonly settings: LlmSettings;
+  private readonly sdk: OpenAI;
+
+  constructor(options: LlmClientOptions) {
+    this.settings = parseLlmSettings(options);
+    const { baseUrl, apiKey } = this.settings;
+    this.sdk = new OpenAI({
+      baseURL: baseUrl,
+      // The SDK insists on a credential; without a key, a placeholder satisfies it and the
+      // Authorization header is then removed, so local servers see no bogus bearer token.
+      apiKey: apiKey ?? 'unused',
+      defaultHeaders: apiKey ? undefined : { Authorization: null },
+      // Explicit so that OPENAI_* variables in the environment never leak into Quarry's requests.
+      organization: null,
+      project: null,
+      adminAPIKey: null,
+      // Retries and timeouts are ours (one budget, Retry-After honoured within it), not the SDK's.
+      maxRetries: 0,
+      timeout: this.settings.timeoutMs,
+    });
+  }
+
+  get model(): string {
+    return this.settings.model;
+  }
+
+  async complete<T>(request: CompletionRequest<T>): Promise<Completion<T>> {
+    if (!SCHEMA_NAME.test(request.schemaName)) {
+      throw new TypeError(`schemaName "${request.schemaName}" must match ${SCHEMA_NAME} (OpenAI's rule for json_schema names)`);
+    }
+    request.signal?.throwIfAborted();
+    const { timeoutMs, maxRetries, retryBaseMs } = this.settings;
+    const deadline = Date.now() + timeoutMs;
+    const body = this.requestBody(request);
+
+    for (let attempt = 0; ; attempt += 1) {
+      let failure: AttemptFailure;
+      try {
+        const completion = await this.send(body, deadline, request.signal);
+        return this.read(completion, request, attempt + 1);
+      } catch (error) {
+        if (request.signal?.aborted) throw request.signal.reason;
+        if (error instanceof QuarryError) throw error;
+        if (error instanceof DeadlineReached) {
+          throw unavailable(`The LLM at ${this.settings.baseUrl} did not answer within ${timeoutMs} ms (${attempt + 1} attempt${attempt ? 's' : ''})`, error);
+        }
+        failure = describeFailure(error, this.settings.baseUrl, this.settings.model);
+      }
+      if (failure.error) throw failure.error;
+      const tried = `${attempt + 1} attempt${attempt ? 's' : ''}`;
+      if (!failure.retryable || attempt >= maxRetries) {
+        throw unavailable(`The LLM at ${this.settings.baseUrl} is unavailable after ${tried}: ${failure.reason}`, failure.cause);
+      }
+      const wait = backoffMs(failure.retryAfterMs, attempt, retryBaseMs);
+      // Waiting past the deadline only to give up then would waste the caller's time: give up now.
+      if (Date.now() + wait >= deadline) {
+        throw unavailable(
+          `The LLM at ${this.settings.baseUrl} is unavailable after ${tried}: ${failure.reason}; the next retry (in ${wait} ms) would pass the ${timeoutMs} ms budget`,
+          failure.cause,
+        );
+      }
+      try {
+        await sleep(wait, undefined, { signal: request.signal });
+      } catch (error) {
+        if (request.signal?.aborted) throw request.signal.reason;
+        throw error;
+      }
+    }
+  }
+
+  private requestBody<T>(request: CompletionRequest<T>): ChatCompletionCreateParamsNonStreaming {
+    return {
+      model: this.settings.model,
+      temperature: this.settings.temperature,
+      messages: [
+        { role: 'system', content: request.system },
+        { role: 'user', content: request.user },
+      ],
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: request.schemaName, strict: true, schema: toResponseSchema(request.schema) },
+      },
+    };
+  }
+
+  /** One HTTP request, aborted by the caller's signal or the call's deadline, whichever comes first. */
+  private async send(body: ChatCompletionCreateParamsNonStreaming, deadline: number, signal: AbortSignal | undefined): Promise<ChatCompletion> {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw new DeadlineReached();
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DeadlineReached()), remaining);
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      // Our timer is the deadline (it also covers a body that stalls after the headers); the SDK's
+      // own timeout is only a backstop, set later so that the two never race.
+      return await this.sdk.chat.completions.create(body, { signal: controller.signal, timeout: remaining + 1_000, maxRetries: 0 });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      if (controller.signal.reason instanceof DeadlineReached || Date.now() >= deadline) throw new DeadlineReached();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** A completion → the validated value; anything unusable is `llm_invalid_output`. */
+  private read<T>(completion: ChatCompletion, request: CompletionRequest<T>, attempts: number): Completion<T> {
+    const name = request.schemaName;
+    // Some servers answer 200 with a body that is not a chat completion at all.
+    const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
+    if (!choice?.message) {
+      throw invalid(`The LLM's response for ${name} has no choices: ${clip(typeof completion === 'string' ? completion : JSON.stringify(completion ?? null))}`);
+    }
+    const { message, finish_reason: finish } = choice;
+    if (message.refusal) throw invalid(`The LLM refused to answer ${name}: ${clip(message.refusal)}`);
+    if (finish === 'content_filter') throw invalid(`The LLM's answer for ${name} was withheld by the server's content filter`);
+    const raw = message.content ?? '';
+    if (raw.trim() === '') throw invalid(`The LLM's answer for ${name} is empty (finish_reason: ${finish ?? 'none'})`);
+    let value: T;
+    try {
+      value = parseStructuredAnswer(raw, request.schema, name);
+    } catch (error) {
+      // A cut-off answer explains the parse error better than the parse error does.
+      if (finish === 'length' && error instanceof QuarryError) {
+        throw new QuarryError(error.kind, `${error.message} (the answer was cut off at the token limit)`, { suggestion: error.suggestion, cause: error });
+      }
+      throw error;
+    }
+    const usage = completion.usage
+      ? { promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens, totalTokens: completion.usage.total_tokens }
+      : undefined;
+    return { value, model: completion.model || this.settings.model, usage, raw, attempts };
+  }
+}
+
+function invalid(message: string): QuarryError {
+  return new QuarryError('llm_invalid_output', message, {
+    suggestion: 'Use a model that supports structured output (JSON schema), or one that follows JSON instructions more closely.',
+  });
+}
