@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { connectEvents, type EventsSocket } from '../test/support/events-socket';
 import type { AddressInfo } from 'node:net';
 /**
  * Service benchmarks on the real deployment shape: a spawned `quarry gateway` and spawned
@@ -19,8 +20,6 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Queue, QueueEvents } from 'bullmq';
 import { Client } from 'pg';
-import { io, Socket } from 'socket.io-client';
-import type { ClientToServerEvents, ServerToClientEvents } from '../libs/contracts/src';
 import { applyMigrations, ensureDatabase } from '../libs/db/src/migrator';
 import { createPrismaClient } from '../libs/db/src/prisma-client';
 import { redisOptions } from '../libs/queue/src';
@@ -48,7 +47,6 @@ import {
 } from './support';
 
 const BARE_QUEUE = 'bare';
-type EventsSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 
 export interface ServiceBenchOptions {
   /** Which figures to measure: a = latency, b = throughput, p = round-trip profile, c = scaling. */
@@ -383,21 +381,6 @@ async function waitForWorkers(queue: Queue, count: number): Promise<void> {
   if (count > 0) await sleep(500);
 }
 
-async function connectEvents(url: string): Promise<EventsSocket> {
-  const socket: EventsSocket = io(`${url}/events`, { transports: ['websocket'], reconnection: false, timeout: 10_000 });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('socket.io connect timed out')), 10_000);
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    socket.once('connect_error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-  });
-  return socket;
-}
 
 async function post(url: string, body: unknown): Promise<{ id: string }> {
   const response = await fetch(`${url}/v1/jobs`, {

@@ -1,6 +1,6 @@
-import { io } from 'socket.io-client';
 import type { JobEventView, JobProgress, JobView, ScanResult } from '../../libs/contracts/src';
-import { deleteQueueKeys, EventsSocket } from '../support/stack';
+import { deleteQueueKeys } from '../support/stack';
+import { connectEvents, type EventsSocket } from '../support/events-socket';
 import { testConfig, uniquePrefix } from '../support/test-env';
 import { GeneratedTree, generatedTree } from '../support/trees';
 import {
@@ -133,19 +133,8 @@ describe('scale: a gateway and two worker processes', () => {
   }
 
   async function connect(): Promise<EventsSocket> {
-    const socket: EventsSocket = io(`${url}/events`, { transports: ['websocket'], reconnection: false, timeout: 10_000 });
+    const socket = await connectEvents(url);
     sockets.push(socket);
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('socket did not connect within 10 s')), 10_000);
-      socket.once('connect', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      socket.once('connect_error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-    });
     return socket;
   }
 

@@ -1,16 +1,16 @@
 import type { INestApplicationContext, Type } from '@nestjs/common';
 import IORedis from 'ioredis';
-import { io, Socket } from 'socket.io-client';
-import type { ClientToServerEvents, JobStatus, ServerToClientEvents } from '../../libs/contracts/src';
+import type { JobStatus } from '../../libs/contracts/src';
 import type { QuarryConfig } from '../../libs/config/src';
 import { ApiKeyRepository, Database, JobRepository, PrismaClient, createDatabase } from '../../libs/db/src';
+import { connectEvents, type EventsSocket } from './events-socket';
 import { RunningGateway, startGateway } from '../../apps/gateway/src/main';
 import { startWorker } from '../../apps/worker/src/main';
 import { HANDLES_JOB } from '../../apps/worker/src/job-handler';
 import { PROCESSORS } from '../../apps/worker/src/worker.module';
 import { testConfig } from './test-env';
 
-export type EventsSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+export type { EventsSocket };
 
 /** A gateway (real HTTP on a free port) and optionally a worker, in this process, on real Redis and Postgres. */
 export class TestStack {
@@ -81,12 +81,8 @@ export class TestStack {
 
   /** A socket.io client on /events; closed with the stack. */
   async connect(token?: string): Promise<EventsSocket> {
-    const socket: EventsSocket = io(`${this.url}/events`, { transports: ['websocket'], auth: token ? { token } : {}, reconnection: false });
+    const socket = await connectEvents(this.url, token);
     this.sockets.push(socket);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', (error) => reject(error));
-    });
     return socket;
   }
 
