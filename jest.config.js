@@ -12,7 +12,7 @@ const swc = [
   },
 ];
 const moduleNameMapper = {
-  '^@quarry/(contracts|config|db|queue|workspace|fetch|llm)$': '<rootDir>/libs/$1/src',
+  '^@quarry/(contracts|config|db|queue|workspace|fetch|llm|detect)$': '<rootDir>/libs/$1/src',
 };
 const common = {
   transform: { '^.+\\.(t|j)s$': swc },
