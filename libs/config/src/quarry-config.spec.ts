@@ -52,6 +52,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(message);
   });
 
+  it('reads the LLM endpoint, or none', () => {
+    expect(loadConfig({}).llm).toBeUndefined();
+    expect(loadConfig({ QUARRY_LLM_BASE_URL: 'http://127.0.0.1:11434/v1', QUARRY_LLM_MODEL: 'qwen2.5-coder' }).llm).toMatchObject({
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      model: 'qwen2.5-coder',
+    });
+    expect(() => loadConfig({ QUARRY_LLM_BASE_URL: 'http://127.0.0.1:11434/v1' })).toThrow(ConfigError);
+    expect(() => loadConfig({ QUARRY_LLM_BASE_URL: 'not a url', QUARRY_LLM_MODEL: 'm' })).toThrow(/QUARRY_LLM_BASE_URL/);
+  });
+
   it('knows loopback hosts', () => {
     expect(isLoopbackHost('127.0.0.1')).toBe(true);
     expect(isLoopbackHost('::1')).toBe(true);

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
+// The settings module alone: importing the library's index would load the openai client into every process.
+import { LlmConfigError, LlmSettings, llmSettingsFromEnv } from '@quarry/llm/settings';
 import { BUILT_KINDS, JOB_KINDS, JobKind } from '@quarry/contracts';
 
 const flag = z
@@ -56,6 +58,8 @@ export interface QuarryConfig {
   reconcileGraceMs: number;
   shutdownTimeoutMs: number;
   maxBodyBytes: number;
+  /** The OpenAI-compatible endpoint (QUARRY_LLM_*), or undefined when none is configured. */
+  llm: LlmSettings | undefined;
   fetch: {
     /** CIDRs operators explicitly allow despite the address policy (e.g. an internal docs host). */
     allow: string[];
@@ -100,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     reconcileGraceMs: e.QUARRY_RECONCILE_GRACE_MS,
     shutdownTimeoutMs: e.QUARRY_SHUTDOWN_TIMEOUT_MS,
     maxBodyBytes: e.QUARRY_MAX_BODY_BYTES,
+    llm: parseLlm(env),
     fetch: {
       allow: parseCidrs(e.QUARRY_FETCH_ALLOW),
       timeoutMs: e.QUARRY_FETCH_TIMEOUT_MS,
@@ -118,6 +123,15 @@ function parseRoots(value: string | undefined, cwd: string): string[] {
     if (!path.isAbsolute(root)) throw new ConfigError(`QUARRY_WORKSPACE_ROOTS: "${root}" is not an absolute path`);
   }
   return roots.map((root) => path.resolve(root));
+}
+
+function parseLlm(env: NodeJS.ProcessEnv): LlmSettings | undefined {
+  try {
+    return llmSettingsFromEnv(env);
+  } catch (error) {
+    if (error instanceof LlmConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 function parseCidrs(value: string): string[] {
