@@ -1,0 +1,355 @@
+import type { BuildSystemId, LanguageId } from '../ids';
+import type { BuildPlan, BuildSystem, Framework, FrameworkPlan, Language, Orchestrator, Runtime, ServiceContext, WorkspaceMember } from '../model';
+import { joinPath } from '../scan';
+import { basename, expandMembers, found, hasNearby, majorOf, searchDirs, versionFromFiles } from './shared';
+
+/*
+ * JavaScript / TypeScript on node, bun and deno: package managers by `packageManager` field then
+ * lock file, workspaces, turborepo / nx / lerna, frameworks by exact dependency name.
+ */
+
+export interface PackageJson {
+  name?: string;
+  main?: string;
+  scripts?: Record<string, string>;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  engines?: Record<string, string>;
+  workspaces?: string[] | { packages?: string[] };
+  packageManager?: string;
+}
+
+const JS: readonly LanguageId[] = ['javascript', 'typescript'];
+const DEFAULT_NODE = '22';
+
+export function packageJson(service: ServiceContext): Promise<PackageJson | undefined> {
+  return service.json<PackageJson>('package.json');
+}
+
+const dependencySets = new WeakMap<PackageJson, Set<string>>();
+
+/** Runtime and dev dependency names; computed once per parsed package.json (frameworks ask ~20 times). */
+export function dependencyNames(pkg: PackageJson | undefined): Set<string> {
+  if (!pkg) return new Set();
+  let names = dependencySets.get(pkg);
+  if (!names) {
+    names = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})]);
+    dependencySets.set(pkg, names);
+  }
+  return names;
+}
+
+// ── Languages ──────────────────────────────────────────────────────────────────────────────────
+
+const isDenoProject = (service: ServiceContext) => service.has('deno.json') || service.has('deno.jsonc');
+
+export const denoLanguage: Language = {
+  id: 'typescript',
+  async detect(service) {
+    return isDenoProject(service) ? found<LanguageId>('typescript') : undefined;
+  },
+};
+
+export const javascriptLanguage: Language = {
+  id: 'javascript',
+  async detect(service) {
+    if (!service.has('package.json')) return undefined;
+    const pkg = await packageJson(service);
+    const typed = service.has('tsconfig.json') || dependencyNames(pkg).has('typescript');
+    // A package.json that does not parse still says "JavaScript"; the rest is read as empty.
+    return found<LanguageId>(typed ? 'typescript' : 'javascript', 1, pkg ? [] : [`${joinPath(service.dir, 'package.json')} does not parse as JSON`]);
+  },
+};
+
+// ── Package managers ───────────────────────────────────────────────────────────────────────────
+
+/** `"packageManager": "pnpm@9.1.0"` in the service's or the workspace root's package.json. */
+async function declaredManager(service: ServiceContext): Promise<{ name: string; major: number } | undefined> {
+  for (const dir of searchDirs(service)) {
+    const declared = (await service.scan.json<PackageJson>(dir, 'package.json'))?.packageManager;
+    const match = declared?.match(/^(npm|yarn|pnpm|bun)@(\d+)/);
+    if (match) return { name: match[1], major: Number(match[2]) };
+  }
+  return undefined;
+}
+
+async function isYarnBerry(service: ServiceContext): Promise<boolean> {
+  if (hasNearby(service, '.yarnrc.yml')) return true;
+  for (const dir of searchDirs(service)) {
+    const lock = await service.scan.read(dir, 'yarn.lock');
+    if (lock !== undefined) return lock.includes('__metadata:');
+  }
+  return false;
+}
+
+/** Which manager owns this package: the declared one, else the nearest lock file, else npm. */
+export async function packageManagerOf(service: ServiceContext): Promise<BuildSystemId> {
+  const workspaceManager = service.workspace?.manager;
+  if (workspaceManager && workspaceManager in MANAGERS) return workspaceManager;
+  const declared = await declaredManager(service);
+  if (declared?.name === 'yarn') return declared.major >= 2 ? 'yarn-berry' : 'yarn-classic';
+  if (declared) return declared.name as BuildSystemId;
+  for (const dir of searchDirs(service)) {
+    const has = (name: string) => service.scan.has(dir, name);
+    if (has('pnpm-lock.yaml') || has('pnpm-workspace.yaml')) return 'pnpm';
+    if (has('bun.lockb') || has('bun.lock')) return 'bun';
+    if (has('yarn.lock')) return (await isYarnBerry(service)) ? 'yarn-berry' : 'yarn-classic';
+    if (has('package-lock.json') || has('npm-shrinkwrap.json')) return 'npm';
+  }
+  return 'npm';
+}
+
+interface ManagerCommands {
+  install: (service: ServiceContext) => string;
+  runner: string;
+  cache: string[];
+}
+
+const MANAGERS: Record<string, ManagerCommands> = {
+  npm: {
+    install: (service) => (hasNearby(service, 'package-lock.json') || hasNearby(service, 'npm-shrinkwrap.json') ? 'npm ci' : 'npm install'),
+    runner: 'npm run',
+    cache: ['~/.npm', 'node_modules'],
+  },
+  'yarn-classic': { install: () => 'yarn install --frozen-lockfile', runner: 'yarn', cache: ['~/.cache/yarn', 'node_modules'] },
+  'yarn-berry': { install: () => 'yarn install --immutable', runner: 'yarn', cache: ['.yarn/cache', 'node_modules'] },
+  pnpm: { install: () => 'pnpm install --frozen-lockfile', runner: 'pnpm run', cache: ['~/.local/share/pnpm/store', 'node_modules'] },
+  bun: { install: () => 'bun install --frozen-lockfile', runner: 'bun run', cache: ['~/.bun/install/cache', 'node_modules'] },
+};
+
+function packageManager(id: 'npm' | 'yarn-classic' | 'yarn-berry' | 'pnpm' | 'bun'): BuildSystem {
+  const commands = MANAGERS[id];
+  return {
+    id,
+    languages: JS,
+    async detect(service) {
+      if (!service.has('package.json') || (await packageManagerOf(service)) !== id) return undefined;
+      const pkg: PackageJson = (await packageJson(service)) ?? {};
+      const plan: BuildPlan = {
+        id,
+        install: [commands.install(service)],
+        build: pkg.scripts?.build ? [`${commands.runner} build`] : [],
+        cache: commands.cache,
+        scriptRunner: commands.runner,
+        projectName: pkg.name,
+      };
+      return found(plan);
+    },
+  };
+}
+
+interface DenoConfig {
+  name?: string;
+  tasks?: Record<string, string>;
+}
+
+export const denoBuild: BuildSystem = {
+  id: 'deno',
+  languages: JS,
+  async detect(service) {
+    if (!isDenoProject(service)) return undefined;
+    const config = (await service.json<DenoConfig>('deno.json')) ?? (await service.json<DenoConfig>('deno.jsonc'));
+    return found<BuildPlan>({
+      id: 'deno',
+      install: ['deno install'],
+      build: config?.tasks?.build ? ['deno task build'] : [],
+      cache: ['~/.cache/deno'],
+      scriptRunner: 'deno task',
+      projectName: config?.name,
+    });
+  },
+};
+
+export const npmBuild = packageManager('npm');
+export const JS_BUILD_SYSTEMS: BuildSystem[] = [
+  denoBuild,
+  packageManager('pnpm'),
+  packageManager('bun'),
+  packageManager('yarn-berry'),
+  packageManager('yarn-classic'),
+  npmBuild,
+];
+
+// ── Workspaces and task runners ────────────────────────────────────────────────────────────────
+
+async function membersOf(root: ServiceContext, patterns: string[]): Promise<WorkspaceMember[]> {
+  const dirs = expandMembers(root, patterns, 'package.json');
+  const manifests = await Promise.all(dirs.map((dir) => root.scan.json<PackageJson>(dir, 'package.json')));
+  return dirs.map((dir, index) => ({ dir, name: manifests[index]?.name ?? basename(dir) }));
+}
+
+export const pnpmWorkspaces: Orchestrator = {
+  id: 'pnpm-workspaces',
+  role: 'members',
+  async detect(root) {
+    const config = await root.scan.yaml<{ packages?: string[] }>(root.dir, 'pnpm-workspace.yaml');
+    if (!config?.packages?.length) return undefined;
+    return found({
+      orchestrator: 'pnpm-workspaces' as const,
+      manager: 'pnpm' as const,
+      sharedInstall: true,
+      members: await membersOf(root, config.packages),
+      buildCommand: (member: WorkspaceMember) => `pnpm --filter ${member.name} build`,
+      cache: ['node_modules'],
+    });
+  },
+};
+
+const WORKSPACE_FLAVOURS: Record<string, { orchestrator: 'npm-workspaces' | 'yarn-workspaces' | 'bun-workspaces'; command: (m: WorkspaceMember) => string }> = {
+  npm: { orchestrator: 'npm-workspaces', command: (member) => `npm run build --workspace=${member.dir}` },
+  'yarn-classic': { orchestrator: 'yarn-workspaces', command: (member) => `yarn workspace ${member.name} run build` },
+  'yarn-berry': { orchestrator: 'yarn-workspaces', command: (member) => `yarn workspace ${member.name} run build` },
+  bun: { orchestrator: 'bun-workspaces', command: (member) => `bun run --filter ${member.name} build` },
+  pnpm: { orchestrator: 'npm-workspaces', command: (member) => `pnpm --filter ${member.name} build` },
+};
+
+/** `workspaces` in package.json (npm, yarn, bun), or lerna.json `packages` for older lerna repos. */
+export const packageJsonWorkspaces: Orchestrator = {
+  id: 'npm-workspaces',
+  role: 'members',
+  async detect(root) {
+    const pkg = await packageJson(root);
+    const declared = Array.isArray(pkg?.workspaces) ? pkg.workspaces : pkg?.workspaces?.packages;
+    const lerna = await root.json<{ packages?: string[] }>('lerna.json');
+    const patterns = declared ?? lerna?.packages;
+    if (!patterns?.length) return undefined;
+    const manager = await packageManagerOf(root);
+    const flavour = WORKSPACE_FLAVOURS[manager] ?? WORKSPACE_FLAVOURS.npm;
+    return found({
+      orchestrator: flavour.orchestrator,
+      manager,
+      sharedInstall: true,
+      members: await membersOf(root, patterns),
+      buildCommand: flavour.command,
+      cache: ['node_modules'],
+    });
+  },
+};
+
+function taskRunner(id: 'turborepo' | 'nx' | 'lerna', file: string, command: (member: WorkspaceMember) => string, cache: string[]): Orchestrator {
+  return {
+    id,
+    role: 'tasks',
+    async detect(root) {
+      if (!root.has(file)) return undefined;
+      return found({ orchestrator: id, members: [], buildCommand: command, cache });
+    },
+  };
+}
+
+export const turborepo = taskRunner('turborepo', 'turbo.json', (member) => `turbo run build --filter=${member.name}`, ['.turbo']);
+export const nx = taskRunner('nx', 'nx.json', (member) => `nx build ${member.name}`, ['.nx/cache']);
+export const lerna = taskRunner('lerna', 'lerna.json', (member) => `lerna run build --scope=${member.name}`, []);
+
+// ── Frameworks ─────────────────────────────────────────────────────────────────────────────────
+
+interface JsFrameworkRule extends FrameworkPlan {
+  /** Any one of these exact dependency names marks the framework. */
+  packages: string[];
+}
+
+/** Meta-frameworks before the libraries they build on (nest before express, everything before vite). */
+const JS_FRAMEWORK_RULES: JsFrameworkRule[] = [
+  { id: 'nextjs', packages: ['next'], start: 'npx next start', ports: [3000], cache: ['.next/cache'] },
+  { id: 'nuxt', packages: ['nuxt', 'nuxt3'], start: 'node .output/server/index.mjs', ports: [3000] },
+  { id: 'remix', packages: ['@remix-run/dev', '@remix-run/node', '@remix-run/react', '@remix-run/serve'], start: 'npx remix-serve ./build/server/index.js', ports: [3000] },
+  { id: 'react-router', packages: ['@react-router/dev'], start: 'npx react-router-serve ./build/server/index.js', ports: [3000] },
+  { id: 'astro', packages: ['astro'], ports: [4321] },
+  { id: 'sveltekit', packages: ['@sveltejs/kit'], start: 'node build', ports: [3000] },
+  { id: 'solid-start', packages: ['@solidjs/start'], start: 'node .output/server/index.mjs', ports: [3000] },
+  { id: 'angular', packages: ['@angular/core'], ports: [] },
+  { id: 'gatsby', packages: ['gatsby'], ports: [], cache: ['.cache', 'public'] },
+  { id: 'docusaurus', packages: ['@docusaurus/core'], ports: [], cache: ['.docusaurus'] },
+  { id: 'create-react-app', packages: ['react-scripts'], ports: [] },
+  { id: 'nestjs', packages: ['@nestjs/core'], start: 'node dist/main', ports: [3000] },
+  { id: 'adonis', packages: ['@adonisjs/core'], start: 'node build/bin/server.js', ports: [3333] },
+  { id: 'fastify', packages: ['fastify'], ports: [3000] },
+  { id: 'hono', packages: ['hono'], ports: [3000] },
+  { id: 'koa', packages: ['koa'], ports: [3000] },
+  { id: 'hapi', packages: ['@hapi/hapi'], ports: [3000] },
+  { id: 'express', packages: ['express'], ports: [3000] },
+  { id: 'vite', packages: ['vite'], ports: [] },
+];
+
+function jsFramework(rule: JsFrameworkRule): Framework {
+  const { packages, ...plan } = rule;
+  return {
+    id: rule.id,
+    languages: JS,
+    async detect(service) {
+      const names = dependencyNames(await packageJson(service));
+      if (!packages.some((name) => names.has(name))) return undefined;
+      return found<FrameworkPlan>(rule.id === 'astro' ? await astroPlan(service, plan) : plan);
+    },
+  };
+}
+
+/** Astro is static unless a server adapter is installed. */
+async function astroPlan(service: ServiceContext, plan: FrameworkPlan): Promise<FrameworkPlan> {
+  const serverAdapter = dependencyNames(await packageJson(service)).has('@astrojs/node');
+  return serverAdapter ? { ...plan, start: 'node ./dist/server/entry.mjs' } : { ...plan, ports: [] };
+}
+
+export const JS_FRAMEWORKS: Framework[] = JS_FRAMEWORK_RULES.map(jsFramework);
+
+// ── Runtimes ───────────────────────────────────────────────────────────────────────────────────
+
+export const denoRuntime: Runtime = {
+  id: 'deno',
+  languages: JS,
+  async detect(service, stack) {
+    if (stack.build.id !== 'deno') return undefined;
+    const config = (await service.json<DenoConfig>('deno.json')) ?? (await service.json<DenoConfig>('deno.jsonc'));
+    const version = (await versionFromFiles(service, ['.dvmrc'], ['deno'])) ?? { source: 'default' };
+    const entry = ['main.ts', 'mod.ts', 'server.ts', 'main.js'].find((file) => service.has(file));
+    const command = config?.tasks?.start ? 'deno task start' : entry ? `deno run --allow-net --allow-env --allow-read ${entry}` : undefined;
+    return found({ name: 'deno' as const, version, command, ports: [8000], base_image: `denoland/deno:${version.requested ?? 'latest'}` });
+  },
+};
+
+export const bunRuntime: Runtime = {
+  id: 'bun',
+  languages: JS,
+  async detect(service, stack) {
+    if (stack.build.id !== 'bun') return undefined;
+    const pkg = await packageJson(service);
+    const version = manifestVersion(pkg?.engines?.bun, 'package.json engines.bun') ?? (await versionFromFiles(service, ['.bun-version'], ['bun'])) ?? { source: 'default' };
+    return found({
+      name: 'bun' as const,
+      version,
+      command: startCommand(pkg, stack.build.scriptRunner, stack.framework, 'bun'),
+      ports: stack.framework?.ports ?? [],
+      base_image: `oven/bun:${majorOf(version.requested) ?? '1'}`,
+    });
+  },
+};
+
+export const nodeRuntime: Runtime = {
+  id: 'node',
+  languages: JS,
+  async detect(service, stack) {
+    if (!service.has('package.json')) return undefined;
+    const pkg: PackageJson = (await packageJson(service)) ?? {};
+    const version =
+      manifestVersion(pkg.engines?.node, 'package.json engines.node') ??
+      (await versionFromFiles(service, ['.nvmrc', '.node-version'], ['nodejs', 'node'])) ?? { requested: DEFAULT_NODE, source: 'default' };
+    return found({
+      name: 'node' as const,
+      version,
+      command: startCommand(pkg, stack.build.scriptRunner, stack.framework, 'node'),
+      ports: stack.framework?.ports ?? [],
+      base_image: `node:${majorOf(version.requested)?.split('.')[0] ?? DEFAULT_NODE}-slim`,
+    });
+  },
+};
+
+function manifestVersion(requested: string | undefined, source: string) {
+  return requested ? { requested, source } : undefined;
+}
+
+/** Precedence: the `start` script, then `main`, then the framework's convention. */
+function startCommand(pkg: PackageJson | undefined, runner: string | undefined, framework: FrameworkPlan | undefined, binary: string): string | undefined {
+  if (pkg?.scripts?.start) return runner === 'npm run' || !runner ? 'npm start' : `${runner} start`;
+  if (pkg?.main) return `${binary} ${pkg.main}`;
+  return framework?.start;
+}

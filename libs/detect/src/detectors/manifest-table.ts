@@ -1,0 +1,83 @@
+import type { BuildSystemId, LanguageId, RuntimeId } from '../ids';
+import type { BuildPlan, BuildSystem, Language, Runtime, ServiceContext } from '../model';
+import { found, versionFromFiles } from './shared';
+
+/*
+ * Ecosystems where one manifest settles language and build system and no framework is worth
+ * telling apart yet: a table, so each costs one row. Rows are asked in order; the first whose
+ * manifest is present wins (e.g. `stack.yaml` before a `.cabal` file).
+ */
+
+interface ManifestRow {
+  language: LanguageId;
+  build: BuildSystemId;
+  runtime: RuntimeId;
+  /** A file name, or a suffix starting with '*' (`*.cabal`). */
+  manifest: string;
+  install: string[];
+  buildCommands: string[];
+  cache: string[];
+  /** Tool names in `.tool-versions` / `mise.toml`. */
+  tools: string[];
+}
+
+const ROWS: ManifestRow[] = [
+  { language: 'scala', build: 'sbt', runtime: 'java', manifest: 'build.sbt', install: ['sbt update'], buildCommands: ['sbt package'], cache: ['~/.ivy2/cache', '~/.sbt', '~/.cache/coursier'], tools: ['java'] },
+  { language: 'swift', build: 'swiftpm', runtime: 'swift', manifest: 'Package.swift', install: ['swift package resolve'], buildCommands: ['swift build -c release'], cache: ['.build'], tools: ['swift'] },
+  { language: 'dart', build: 'dart-pub', runtime: 'dart', manifest: 'pubspec.yaml', install: ['dart pub get'], buildCommands: [], cache: ['~/.pub-cache', '.dart_tool'], tools: ['dart', 'flutter'] },
+  { language: 'clojure', build: 'lein', runtime: 'java', manifest: 'project.clj', install: ['lein deps'], buildCommands: ['lein uberjar'], cache: ['~/.m2/repository'], tools: ['java'] },
+  { language: 'clojure', build: 'clojure-tools', runtime: 'java', manifest: 'deps.edn', install: ['clojure -P'], buildCommands: [], cache: ['~/.m2/repository', '.cpcache'], tools: ['clojure', 'java'] },
+  { language: 'haskell', build: 'stack', runtime: 'haskell', manifest: 'stack.yaml', install: ['stack setup', 'stack build --only-dependencies'], buildCommands: ['stack build'], cache: ['~/.stack', '.stack-work'], tools: ['ghc'] },
+  { language: 'haskell', build: 'cabal', runtime: 'haskell', manifest: '*.cabal', install: ['cabal update', 'cabal build --only-dependencies'], buildCommands: ['cabal build'], cache: ['~/.cabal/packages', 'dist-newstyle'], tools: ['ghc'] },
+  { language: 'crystal', build: 'shards', runtime: 'crystal', manifest: 'shard.yml', install: ['shards install'], buildCommands: ['shards build --release'], cache: ['lib'], tools: ['crystal'] },
+  { language: 'gleam', build: 'gleam', runtime: 'erlang', manifest: 'gleam.toml', install: ['gleam deps download'], buildCommands: ['gleam build'], cache: ['build'], tools: ['gleam'] },
+  { language: 'cpp', build: 'cmake', runtime: 'native', manifest: 'CMakeLists.txt', install: [], buildCommands: ['cmake -B build -DCMAKE_BUILD_TYPE=Release', 'cmake --build build'], cache: ['build'], tools: [] },
+  { language: 'c', build: 'meson', runtime: 'native', manifest: 'meson.build', install: [], buildCommands: ['meson setup build', 'meson compile -C build'], cache: ['build'], tools: [] },
+];
+
+function rowMatches(service: ServiceContext, row: ManifestRow): boolean {
+  if (!row.manifest.startsWith('*')) return service.has(row.manifest);
+  const suffix = row.manifest.slice(1);
+  return service.files().some((name) => name.endsWith(suffix));
+}
+
+/** The first matching row: a directory with both `stack.yaml` and a `.cabal` file is a stack project. */
+function matchingRow(service: ServiceContext): ManifestRow | undefined {
+  return ROWS.find((row) => rowMatches(service, row));
+}
+
+function rowLanguage(row: ManifestRow): Language {
+  return {
+    id: row.language,
+    async detect(service) {
+      return matchingRow(service) === row ? found(row.language) : undefined;
+    },
+  };
+}
+
+function rowBuild(row: ManifestRow): BuildSystem {
+  return {
+    id: row.build,
+    languages: [row.language],
+    async detect(service) {
+      if (matchingRow(service) !== row) return undefined;
+      return found<BuildPlan>({ id: row.build, install: row.install, build: row.buildCommands, cache: row.cache });
+    },
+  };
+}
+
+function rowRuntime(row: ManifestRow): Runtime {
+  return {
+    id: row.runtime,
+    languages: [row.language],
+    async detect(service, stack) {
+      if (stack.build.id !== row.build) return undefined;
+      const version = (row.tools.length ? await versionFromFiles(service, [], row.tools) : undefined) ?? { source: 'default' };
+      return found({ name: row.runtime, version, ports: [] });
+    },
+  };
+}
+
+export const TABLE_LANGUAGES: Language[] = ROWS.map(rowLanguage);
+export const TABLE_BUILD_SYSTEMS: BuildSystem[] = ROWS.map(rowBuild);
+export const TABLE_RUNTIMES: Runtime[] = ROWS.map(rowRuntime);

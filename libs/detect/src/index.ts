@@ -1,0 +1,13 @@
+export { detectStack, type DetectOptions } from './detect-stack';
+export { buildRegistry, type DetectionMode, type DetectorRegistry, type DetectorSet, type RegistryOptions } from './registry';
+export { STATIC_DETECTORS } from './detectors';
+export * from './ids';
+export type {
+  BuildPlan, BuildSystem, DetectedBy, Framework, FrameworkPlan, Language, Orchestrator, RootFacts, Runtime, RuntimePlan,
+  ServiceContext, StackSoFar, Verdict, WorkspaceLayout, WorkspaceMember,
+} from './model';
+export { scanRepository, PRUNED_DIRECTORIES, MAX_DEPTH, type RepoScan } from './scan';
+export { SIDE_FOLDERS } from './phases';
+export { OVERRIDE_FILE } from './override';
+export { UNIVERSAL_BUILD_VERSION, type UniversalBuild } from './assemble';
+export { parseToml, type TomlTable, type TomlValue } from './toml';

@@ -1,0 +1,152 @@
+import type { LanguageId } from './ids';
+import { directoryName, NO_ROOT_FACTS, serviceContext } from './context';
+import type { BuildPlan, FrameworkPlan, RootFacts, RuntimePlan, ServiceContext, Verdict, WorkspaceLayout } from './model';
+import type { DetectorRegistry } from './registry';
+import { memberAt } from './assemble';
+import type { RepoScan } from './scan';
+
+/*
+ * Phases 2–4. They only iterate the registry: which manifests mean what is the detectors'
+ * business, so adding a language never touches this file, and neither will the LLM fallbacks.
+ */
+
+/** Folders that hold side projects (docs sites, examples, edge functions); never the primary service. */
+export const SIDE_FOLDERS = new Set([
+  'docs', 'doc', 'documentation', 'website', 'examples', 'example', 'samples', 'e2e', 'test', 'tests',
+  'fixtures', 'supabase', 'scripts', 'benchmarks', 'bench', '.github', 'tools',
+]);
+/** How deep service discovery looks when the root is neither a service nor a workspace. */
+const DISCOVERY_DEPTH = 2;
+
+// ── Phase 2: WorkspaceStructure ────────────────────────────────────────────────────────────────
+
+export async function findWorkspace(scan: RepoScan, registry: DetectorRegistry): Promise<WorkspaceLayout | undefined> {
+  const root = serviceContext(scan, '.', NO_ROOT_FACTS);
+  const members = await firstVerdict(registry.orchestrators.filter((o) => o.role === 'members'), (o) => o.detect(root));
+  if (!members || members.value.members.length === 0) return undefined;
+  const tasks = await firstVerdict(registry.orchestrators.filter((o) => o.role === 'tasks'), (o) => o.detect(root));
+  const layout: WorkspaceLayout = { root: '.', ...members.value };
+  if (!tasks) return layout;
+  return {
+    ...layout,
+    orchestrator: tasks.value.orchestrator ?? layout.orchestrator,
+    buildCommand: tasks.value.buildCommand ?? layout.buildCommand,
+    cache: [...(layout.cache ?? []), ...(tasks.value.cache ?? [])],
+  };
+}
+
+/** Services of a repository that is not a workspace: the root if it is one, else the shallowest service folders. */
+export async function findServiceDirectories(scan: RepoScan, registry: DetectorRegistry): Promise<string[]> {
+  if (await isService(scan, '.', registry)) return ['.'];
+  const candidates: string[] = [];
+  for (const dir of scan.directories) {
+    const depth = dir.split('/').length;
+    if (dir === '.' || depth > DISCOVERY_DEPTH) continue;
+    if (candidates.some((found) => dir.startsWith(`${found}/`))) continue;
+    if (await isService(scan, dir, registry)) candidates.push(dir);
+  }
+  const primary = candidates.filter((dir) => !isSideFolder(dir));
+  return primary.length > 0 ? primary : candidates;
+}
+
+/**
+ * Services of another ecosystem beside a workspace (a Go API next to a pnpm monorepo's apps).
+ * Folders of the workspace's own ecosystem that it does not list were left out on purpose
+ * (`!packages/legacy`) and stay out.
+ */
+export async function findServicesBesideWorkspace(scan: RepoScan, registry: DetectorRegistry, layout: WorkspaceLayout): Promise<string[]> {
+  const ownLanguages = new Set(registry.buildSystems.filter((system) => system.id === layout.manager).flatMap((system) => system.languages));
+  const memberDirs = new Set(layout.members.map((member) => member.dir));
+  // A folder is covered when it is a member, lies inside one, or holds one (`apps` holds `apps/web`).
+  const holders = new Set([...memberDirs].flatMap(ancestorsOf));
+  const covered = (dir: string) => memberDirs.has('.') || holders.has(dir) || [dir, ...ancestorsOf(dir)].some((path) => memberDirs.has(path));
+  const extras: string[] = [];
+  for (const dir of scan.directories) {
+    if (dir === '.' || dir.split('/').length > DISCOVERY_DEPTH || isSideFolder(dir) || covered(dir)) continue;
+    if (extras.some((found) => dir.startsWith(`${found}/`))) continue;
+    const language = await discoveredLanguage(scan, dir, registry);
+    if (language !== undefined && !ownLanguages.has(language)) extras.push(dir);
+  }
+  return extras;
+}
+
+function ancestorsOf(dir: string): string[] {
+  const parts = dir.split('/');
+  return parts.slice(1).map((_, index) => parts.slice(0, index + 1).join('/'));
+}
+
+async function isService(scan: RepoScan, dir: string, registry: DetectorRegistry): Promise<boolean> {
+  return (await discoveredLanguage(scan, dir, registry)) !== undefined;
+}
+
+async function discoveredLanguage(scan: RepoScan, dir: string, registry: DetectorRegistry): Promise<LanguageId | undefined> {
+  const service = serviceContext(scan, dir, NO_ROOT_FACTS);
+  return (await firstVerdict(registry.discoveryLanguages, (language) => language.detect(service)))?.value;
+}
+
+function isSideFolder(dir: string): boolean {
+  return dir.split('/').some((segment) => SIDE_FOLDERS.has(segment));
+}
+
+// ── Phase 3: RootCache ─────────────────────────────────────────────────────────────────────────
+
+export function rootFacts(scan: RepoScan, layout: WorkspaceLayout | undefined, registry: DetectorRegistry): RootFacts {
+  const warnings = [...registry.warnings];
+  if (scan.truncated) warnings.push('repository too large: the manifest scan stopped early');
+  return { files: scan.files.get('.') ?? [], cache: layout?.cache ?? [], warnings };
+}
+
+// ── Phase 4: ServiceAnalysis ───────────────────────────────────────────────────────────────────
+
+export interface ServiceAnalysis {
+  service: ServiceContext;
+  name: string;
+  language: Verdict<LanguageId>;
+  build: Verdict<BuildPlan>;
+  framework?: Verdict<FrameworkPlan>;
+  runtime: Verdict<RuntimePlan>;
+}
+
+export async function analyseService(service: ServiceContext, registry: DetectorRegistry): Promise<ServiceAnalysis> {
+  const language = (await firstVerdict(registry.languages, (l) => l.detect(service))) ?? unknownLanguage();
+  const id = language.value;
+  const build =
+    (await firstVerdict(registry.buildSystems.filter(serves(id)), (b) => b.detect(service, id))) ?? unknownBuild();
+  const stack = { language: id, build: build.value };
+  const framework = await firstVerdict(registry.frameworks.filter(serves(id)), (f) => f.detect(service, stack));
+  const withFramework = { ...stack, framework: framework?.value };
+  const runtime = (await firstVerdict(registry.runtimes.filter(serves(id)), (r) => r.detect(service, withFramework))) ?? unknownRuntime();
+  const name = build.value.projectName ?? memberName(service) ?? directoryName(service);
+  return { service, name, language, build, framework, runtime };
+}
+
+function serves(language: LanguageId) {
+  return (detector: { languages: readonly LanguageId[] }) => detector.languages.length === 0 || detector.languages.includes(language);
+}
+
+function memberName(service: ServiceContext): string | undefined {
+  return service.workspace && memberAt(service.workspace, service.dir)?.name;
+}
+
+/** Asks each detector in order and returns the first answer: registry order is priority order. */
+export async function firstVerdict<D, T>(detectors: readonly D[], ask: (detector: D) => Promise<Verdict<T> | undefined>): Promise<Verdict<T> | undefined> {
+  for (const detector of detectors) {
+    const verdict = await ask(detector);
+    if (verdict) return verdict;
+  }
+  return undefined;
+}
+
+const UNKNOWN_REASON = 'no detector recognised this directory (no known manifest)';
+
+function unknownLanguage(): Verdict<LanguageId> {
+  return { value: 'unknown', confidence: 0, detectedBy: 'static', warnings: [UNKNOWN_REASON] };
+}
+
+function unknownBuild(): Verdict<BuildPlan> {
+  return { value: { id: 'unknown', install: [], build: [], cache: [] }, confidence: 0, detectedBy: 'static' };
+}
+
+function unknownRuntime(): Verdict<RuntimePlan> {
+  return { value: { name: 'unknown', version: { source: 'unknown' }, ports: [] }, confidence: 0, detectedBy: 'static' };
+}

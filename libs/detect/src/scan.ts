@@ -1,0 +1,165 @@
+import { readdir, readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { parseToml, type TomlTable } from './toml';
+
+/*
+ * Phase 1 — Scan. A bounded look at the repository: directories down to MAX_DEPTH, never into
+ * dependency, build-output or VCS trees (PRUNED), nor into directories the root `.gitignore`
+ * names. Detection needs manifests, which live near the top, so the bound keeps a 1,000-package
+ * monorepo cheap. File contents are read lazily and cached: a manifest read by three detectors
+ * costs one read.
+ */
+
+/** Directory names never entered: dependencies, vendored code, build output, VCS and tool caches. */
+export const PRUNED_DIRECTORIES = new Set([
+  'node_modules', 'vendor', 'bower_components', 'jspm_packages', '.git', '.hg', '.svn', '.venv', 'venv',
+  '__pycache__', '.tox', '.mypy_cache', '.pytest_cache', 'target', 'dist', 'build', 'out', '.next', '.nuxt',
+  '.svelte-kit', '.output', '.turbo', '.cache', '.gradle', '.idea', '.vscode', 'coverage', '.yarn', '_build',
+  'deps', 'bin', 'obj', 'Pods', '.dart_tool', '.terraform',
+]);
+export const MAX_DEPTH = 6;
+/** Directories read at most; beyond it the scan stops early and says so in `truncated`. */
+export const MAX_DIRECTORIES = 20_000;
+
+export interface RepoScan {
+  /** Absolute root. */
+  readonly root: string;
+  /** Root-relative POSIX directory ('.' for the root) → the file names directly inside it. */
+  readonly files: ReadonlyMap<string, readonly string[]>;
+  /** Every directory seen, root-relative, '.' for the root. */
+  readonly directories: readonly string[];
+  readonly truncated: boolean;
+  has(dir: string, name: string): boolean;
+  /** The file's text, or undefined when missing or unreadable. */
+  read(dir: string, name: string): Promise<string | undefined>;
+  json<T = unknown>(dir: string, name: string): Promise<T | undefined>;
+  toml(dir: string, name: string): Promise<TomlTable | undefined>;
+  yaml<T = unknown>(dir: string, name: string): Promise<T | undefined>;
+}
+
+export async function scanRepository(root: string, signal?: AbortSignal): Promise<RepoScan> {
+  const absolute = path.resolve(root);
+  const files = new Map<string, string[]>();
+  const ignored = await rootIgnoredNames(absolute);
+  let queue = ['.'];
+  let truncated = false;
+  for (let depth = 0; queue.length > 0 && depth <= MAX_DEPTH; depth++) {
+    signal?.throwIfAborted();
+    if (files.size + queue.length > MAX_DIRECTORIES) {
+      truncated = true;
+      queue = queue.slice(0, Math.max(0, MAX_DIRECTORIES - files.size));
+    }
+    const next = await Promise.all(queue.map((dir) => readLevel(absolute, dir, files, ignored)));
+    queue = depth < MAX_DEPTH ? next.flat() : [];
+  }
+  return new CachedScan(absolute, files, truncated);
+}
+
+async function readLevel(root: string, dir: string, files: Map<string, string[]>, ignored: Set<string>): Promise<string[]> {
+  const names: string[] = [];
+  const children: string[] = [];
+  try {
+    for (const entry of await readdir(path.join(root, dir), { withFileTypes: true })) {
+      if (entry.isFile()) names.push(entry.name);
+      else if (entry.isDirectory() && !PRUNED_DIRECTORIES.has(entry.name) && !ignored.has(entry.name)) {
+        children.push(joinPath(dir, entry.name));
+      }
+    }
+  } catch (error) {
+    if (dir === '.') throw error;
+    return [];
+  }
+  files.set(dir, names.sort());
+  return children;
+}
+
+/**
+ * Plain directory names from the root `.gitignore` (`name`, `name/`, `/name`). Globs and
+ * negations are left to the full walker in @quarry/workspace: here they would only ever prune
+ * less, never wrongly more.
+ */
+async function rootIgnoredNames(root: string): Promise<Set<string>> {
+  const text = await readFile(path.join(root, '.gitignore'), 'utf8').catch(() => '');
+  const names = new Set<string>();
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim().replace(/^\//, '').replace(/\/$/, '');
+    if (line && !line.startsWith('#') && !line.startsWith('!') && /^[\w.-]+$/.test(line)) names.add(line);
+  }
+  return names;
+}
+
+export function joinPath(dir: string, name: string): string {
+  return dir === '.' ? name : `${dir}/${name}`;
+}
+
+export function parentPath(dir: string): string {
+  const slash = dir.lastIndexOf('/');
+  return dir === '.' ? '.' : slash < 0 ? '.' : dir.slice(0, slash);
+}
+
+class CachedScan implements RepoScan {
+  private readonly texts = new Map<string, Promise<string | undefined>>();
+  /** Parsed manifests by format and path: every detector asks for package.json, one parse serves all. */
+  private readonly parsed = new Map<string, Promise<unknown>>();
+  readonly directories: readonly string[];
+
+  constructor(
+    readonly root: string,
+    readonly files: ReadonlyMap<string, readonly string[]>,
+    readonly truncated: boolean,
+  ) {
+    this.directories = [...files.keys()].sort();
+  }
+
+  has(dir: string, name: string): boolean {
+    return this.files.get(dir)?.includes(name) ?? false;
+  }
+
+  read(dir: string, name: string): Promise<string | undefined> {
+    const key = joinPath(dir, name);
+    let text = this.texts.get(key);
+    if (!text) {
+      text = this.has(dir, name) ? readFile(path.join(this.root, key), 'utf8').catch(() => undefined) : Promise.resolve(undefined);
+      this.texts.set(key, text);
+    }
+    return text;
+  }
+
+  json<T>(dir: string, name: string): Promise<T | undefined> {
+    return this.parseOnce('json', dir, name, (text) => parseQuietly(text, (raw) => JSON.parse(raw) as T) ?? parseQuietly(text, (raw) => JSON.parse(stripJsonComments(raw)) as T));
+  }
+
+  toml(dir: string, name: string): Promise<TomlTable | undefined> {
+    return this.parseOnce('toml', dir, name, (text) => parseQuietly(text, parseToml));
+  }
+
+  yaml<T>(dir: string, name: string): Promise<T | undefined> {
+    return this.parseOnce('yaml', dir, name, (text) => parseQuietly(text, (raw) => parseYaml(raw) as T));
+  }
+
+  private parseOnce<T>(format: string, dir: string, name: string, parse: (text: string | undefined) => T | undefined): Promise<T | undefined> {
+    const key = `${format}:${joinPath(dir, name)}`;
+    let value = this.parsed.get(key) as Promise<T | undefined> | undefined;
+    if (!value) {
+      value = this.has(dir, name) ? this.read(dir, name).then(parse) : Promise.resolve(undefined);
+      this.parsed.set(key, value);
+    }
+    return value;
+  }
+}
+
+/** A manifest that does not parse is treated as absent: detection goes on with the others. */
+function parseQuietly<T>(text: string | undefined, parse: (text: string) => T): T | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return parse(text) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** deno.jsonc and tsconfig-style files carry comments; full-line and block comments are enough. */
+function stripJsonComments(text: string): string {
+  return text.replace(/^\s*\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
+}
