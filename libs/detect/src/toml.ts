@@ -51,8 +51,25 @@ function stripComment(line: string): string {
   return hash < 0 ? line : line.slice(0, hash);
 }
 
-/** Index of `char` outside quotes, or -1. */
+/** Index of the first `char` outside quotes, or -1. */
 function findTopLevel(text: string, char: string): number {
+  let found = -1;
+  walkUnquoted(text, (c, index) => {
+    if (found < 0 && c === char) found = index;
+  });
+  return found;
+}
+
+function balanced(raw: string): boolean {
+  return walkUnquoted(raw) <= 0;
+}
+
+/**
+ * Walks `text` outside quoted strings, tracking `[`/`{` nesting, and calls `visit` for each
+ * unquoted character that is not a bracket with the depth it sits at. Returns the final depth.
+ */
+function walkUnquoted(text: string, visit?: (char: string, index: number, depth: number) => void): number {
+  let depth = 0;
   let quote = '';
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
@@ -60,24 +77,11 @@ function findTopLevel(text: string, char: string): number {
       if (c === '\\' && quote === '"') i++;
       else if (c === quote) quote = '';
     } else if (c === '"' || c === "'") quote = c;
-    else if (c === char) return i;
-  }
-  return -1;
-}
-
-function balanced(raw: string): boolean {
-  let depth = 0;
-  let quote = '';
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i];
-    if (quote) {
-      if (c === '\\' && quote === '"') i++;
-      else if (c === quote) quote = '';
-    } else if (c === '"' || c === "'") quote = c;
     else if (c === '[' || c === '{') depth++;
     else if (c === ']' || c === '}') depth--;
+    else visit?.(c, i, depth);
   }
-  return depth <= 0;
+  return depth;
 }
 
 function splitKey(raw: string): string[] {
@@ -86,22 +90,13 @@ function splitKey(raw: string): string[] {
 
 function splitTopLevel(text: string, separator: string): string[] {
   const parts: string[] = [];
-  let depth = 0;
-  let quote = '';
   let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quote) {
-      if (c === '\\' && quote === '"') i++;
-      else if (c === quote) quote = '';
-    } else if (c === '"' || c === "'") quote = c;
-    else if (c === '[' || c === '{') depth++;
-    else if (c === ']' || c === '}') depth--;
-    else if (c === separator && depth === 0) {
-      parts.push(text.slice(start, i));
-      start = i + 1;
+  walkUnquoted(text, (char, index, depth) => {
+    if (char === separator && depth === 0) {
+      parts.push(text.slice(start, index));
+      start = index + 1;
     }
-  }
+  });
   parts.push(text.slice(start));
   return parts;
 }
