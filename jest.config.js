@@ -14,7 +14,7 @@ const swc = [
 const moduleNameMapper = {
   // The LLM settings alone, so loading the config does not load the openai client.
   '^@quarry/llm/settings$': '<rootDir>/libs/llm/src/settings',
-  '^@quarry/(contracts|config|db|queue|workspace|fetch|llm|detect)$': '<rootDir>/libs/$1/src',
+  '^@quarry/(contracts|config|db|queue|workspace|fetch|llm|detect|search|mentions|interpret)$': '<rootDir>/libs/$1/src',
 };
 const common = {
   transform: { '^.+\\.(t|j)s$': swc },

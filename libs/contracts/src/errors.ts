@@ -26,6 +26,11 @@ export const ERROR_KINDS = [
   'file_not_found',
   'file_too_large',
   'file_binary',
+  'file_secret',
+  'file_special',
+  'range_invalid',
+  // mentions
+  'mention_invalid',
   // urls
   'url_invalid',
   'url_blocked',
@@ -38,6 +43,11 @@ export const ERROR_KINDS = [
   'too_many_redirects',
   // search
   'regex_invalid',
+  'pattern_invalid',
+  'search_timeout',
+  // tool plans
+  'tool_unknown',
+  'approval_required',
   // llm
   'llm_unavailable',
   'llm_invalid_output',
