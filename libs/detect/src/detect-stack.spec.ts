@@ -17,7 +17,7 @@ describe('empty and unrecognised repositories', () => {
   });
 
   it('a repository without manifests is unknown too', async () => {
-    const build = await detectOne({ 'README.md': '# hi', 'src/main.zig': '' });
+    const build = await detectOne({ 'README.md': '# hi', 'src/main.odin': '' });
     expect(build.metadata.language).toBe('unknown');
   });
 });
@@ -161,7 +161,7 @@ describe('modes and the fallback extension point', () => {
     const { calls, registry } = fallback();
     const known = await detectOne({ 'package.json': nextApp }, { registry: registry('full') });
     expect(known.metadata).toMatchObject({ language: 'javascript', detected_by: 'static', warnings: [] });
-    const unknown = await detectOne({ 'build.zig': '' }, { registry: registry('full') });
+    const unknown = await detectOne({ 'src/main.zig': '', 'build.zig.zon': '.{}' }, { registry: registry('full') });
     expect(unknown.metadata).toMatchObject({ language: 'zig', build_system: 'zig build', detected_by: 'llm', confidence: 0.6, reasoning: 'build.zig present' });
     expect(unknown.metadata.warnings).toEqual(['low confidence (0.6)']);
     expect(unknown.build.commands).toEqual(['zig build -Doptimize=ReleaseSafe']);

@@ -32,8 +32,52 @@ const ROWS: ManifestRow[] = [
   { language: 'crystal', build: 'shards', runtime: 'crystal', manifest: 'shard.yml', install: ['shards install'], buildCommands: ['shards build --release'], cache: ['lib'], tools: ['crystal'] },
   { language: 'gleam', build: 'gleam', runtime: 'erlang', manifest: 'gleam.toml', install: ['gleam deps download'], buildCommands: ['gleam build'], cache: ['build'], tools: ['gleam'] },
   { language: 'cpp', build: 'cmake', runtime: 'native', manifest: 'CMakeLists.txt', install: [], buildCommands: ['cmake -B build -DCMAKE_BUILD_TYPE=Release', 'cmake --build build'], cache: ['build'], tools: [] },
+  { language: 'zig', build: 'zig', runtime: 'native', manifest: 'build.zig', install: ['zig build --fetch'], buildCommands: ['zig build -Doptimize=ReleaseSafe'], cache: ['.zig-cache', 'zig-out', '~/.cache/zig'], tools: ['zig'] },
   { language: 'c', build: 'meson', runtime: 'native', manifest: 'meson.build', install: [], buildCommands: ['meson setup build', 'meson compile -C build'], cache: ['build'], tools: [] },
 ];
+
+/**
+ * A Makefile settles the build system but not the language: that comes from the sources next to
+ * it (or in src/). Asked after every manifest row, so a CMake or Meson project that also ships a
+ * Makefile stays what its manifest says.
+ */
+const MAKEFILES = ['GNUmakefile', 'makefile', 'Makefile'];
+const MAKE_LANGUAGES: { language: LanguageId; extensions: string[] }[] = [
+  { language: 'cpp', extensions: ['.cpp', '.cc', '.cxx', '.hpp'] },
+  { language: 'c', extensions: ['.c'] },
+];
+
+function makeLanguage(service: ServiceContext): LanguageId | undefined {
+  if (!MAKEFILES.some((name) => service.has(name))) return undefined;
+  const sources = [...service.files(), ...(service.scan.files.get(service.dir === '.' ? 'src' : `${service.dir}/src`) ?? [])];
+  return MAKE_LANGUAGES.find(({ extensions }) => sources.some((name) => extensions.some((extension) => name.endsWith(extension))))?.language;
+}
+
+const makeOnly = (service: ServiceContext) => matchingRow(service) === undefined ? makeLanguage(service) : undefined;
+
+const MAKE_LANGUAGE_DETECTORS: Language[] = MAKE_LANGUAGES.map(({ language }) => ({
+  id: language,
+  async detect(service) {
+    return makeOnly(service) === language ? found(language) : undefined;
+  },
+}));
+
+const MAKE_BUILD: BuildSystem = {
+  id: 'make',
+  languages: MAKE_LANGUAGES.map(({ language }) => language),
+  async detect(service) {
+    if (makeOnly(service) === undefined) return undefined;
+    return found<BuildPlan>({ id: 'make', install: [], build: ['make'], cache: [] });
+  },
+};
+
+const MAKE_RUNTIME: Runtime = {
+  id: 'native',
+  languages: MAKE_LANGUAGES.map(({ language }) => language),
+  async detect(_service, stack) {
+    return stack.build.id === 'make' ? found({ name: 'native', version: { source: 'default' }, ports: [] }) : undefined;
+  },
+};
 
 function rowMatches(service: ServiceContext, row: ManifestRow): boolean {
   if (!row.manifest.startsWith('*')) return service.has(row.manifest);
@@ -78,6 +122,6 @@ function rowRuntime(row: ManifestRow): Runtime {
   };
 }
 
-export const TABLE_LANGUAGES: Language[] = ROWS.map(rowLanguage);
-export const TABLE_BUILD_SYSTEMS: BuildSystem[] = ROWS.map(rowBuild);
-export const TABLE_RUNTIMES: Runtime[] = ROWS.map(rowRuntime);
+export const TABLE_LANGUAGES: Language[] = [...ROWS.map(rowLanguage), ...MAKE_LANGUAGE_DETECTORS];
+export const TABLE_BUILD_SYSTEMS: BuildSystem[] = [...ROWS.map(rowBuild), MAKE_BUILD];
+export const TABLE_RUNTIMES: Runtime[] = [...ROWS.map(rowRuntime), MAKE_RUNTIME];

@@ -75,6 +75,7 @@ describe('one-manifest ecosystems (manifest table)', () => {
     ['gleam.toml', 'gleam', 'gleam'],
     ['CMakeLists.txt', 'cpp', 'cmake'],
     ['meson.build', 'c', 'meson'],
+    ['build.zig', 'zig', 'zig'],
   ])('%s → %s / %s', async (manifest, language, buildSystem) => {
     const build = await detectOne({ [manifest]: '' });
     expect(build.metadata).toMatchObject({ language, build_system: buildSystem, confidence: 1 });
@@ -84,6 +85,31 @@ describe('one-manifest ecosystems (manifest table)', () => {
     const build = await detectOne({ 'stack.yaml': '', 'app.cabal': '', '.tool-versions': 'ghc 9.6.4\n' });
     expect(build.metadata.build_system).toBe('stack');
     expect(build.runtime).toMatchObject({ name: 'haskell', version: { requested: '9.6.4', source: '.tool-versions' } });
+  });
+
+  it('zig build: commands, caches and the version from .tool-versions', async () => {
+    const build = await detectOne({ 'build.zig': '', 'build.zig.zon': '.{}', '.tool-versions': 'zig 0.13.0\n' });
+    expect(build.build.commands).toEqual(['zig build --fetch', 'zig build -Doptimize=ReleaseSafe']);
+    expect(build.build.cache).toContain('.zig-cache');
+    expect(build.runtime).toMatchObject({ name: 'native', version: { requested: '0.13.0', source: '.tool-versions' } });
+  });
+
+  it.each([
+    [{ Makefile: 'all:\n\tcc main.c\n', 'main.c': '' }, 'c'],
+    [{ GNUmakefile: '', 'src/engine.cpp': '', 'src/engine.hpp': '' }, 'cpp'],
+  ])('a make-only project takes its language from the sources: %o → %s', async (files, language) => {
+    const build = await detectOne(files);
+    expect(build.metadata).toMatchObject({ language, build_system: 'make' });
+    expect(build.build.commands).toEqual(['make']);
+  });
+
+  it('a Makefile without C sources (a task runner) does not make a service', async () => {
+    expect((await detectOne({ Makefile: 'test:\n\tpytest\n', 'pyproject.toml': '[project]\nname = "x"\n' })).metadata.language).toBe('python');
+    expect((await detectOne({ Makefile: 'all:\n', 'README.md': '' })).metadata.language).toBe('unknown');
+  });
+
+  it('a CMake project that ships a Makefile stays cmake', async () => {
+    expect((await detectOne({ 'CMakeLists.txt': '', Makefile: '', 'main.cpp': '' })).metadata.build_system).toBe('cmake');
   });
 
   it('a CMakeLists.txt beside a Cargo.toml does not take over', async () => {
