@@ -13,7 +13,7 @@ const swc = [
 ];
 const moduleNameMapper = {
   // The LLM settings alone, so loading the config does not load the openai client.
-  '^@quarry/llm/settings$': '<rootDir>/libs/llm/src/settings',
+  '^@quarry/llm/(settings|testing)$': '<rootDir>/libs/llm/src/$1',
   '^@quarry/(contracts|config|db|queue|workspace|fetch|llm|detect|search|mentions|interpret)$': '<rootDir>/libs/$1/src',
 };
 const common = {

@@ -5,3 +5,4 @@ export * from './fetched-document-repository';
 export * from './migrator';
 export * from './project-root';
 export * from './db.module';
+export * from './llm-answer-repository';

@@ -3,6 +3,9 @@ import { assemble, type UniversalBuild } from './assemble';
 import { applyOverride, readOverride } from './override';
 import type { WorkspaceLayout } from './model';
 import { analyseService, findServiceDirectories, findServicesBesideWorkspace, findWorkspace, rootFacts } from './phases';
+import type { LlmAnswerCache } from '@quarry/llm';
+import { llmFallbacks } from './llm/llm-detectors';
+import { StackOracle, type StructuredCompleter } from './llm/stack-oracle';
 import { buildRegistry, type DetectionMode, type DetectorRegistry } from './registry';
 import { scanRepository, type RepoScan } from './scan';
 
@@ -10,8 +13,21 @@ export interface DetectOptions {
   /** Default 'full'; without LLM fallbacks registered, full runs static and says so in the warnings. */
   mode?: DetectionMode;
   signal?: AbortSignal;
-  /** A prepared registry (e.g. with LLM fallbacks); overrides `mode`. */
+  /** A prepared registry; overrides `mode` and `llm`. */
   registry?: DetectorRegistry;
+  /** The model behind the LLM fallbacks (an LlmClient). Absent → `full` runs static and says so. */
+  llm?: StructuredCompleter;
+  /** Where LLM answers are kept between runs (Postgres in the worker); absent → this run only. */
+  llmCache?: LlmAnswerCache;
+}
+
+/** The registry for a run: deterministic detectors, then — unless the mode is static — the LLM fallbacks. */
+export function registryFor(options: DetectOptions): DetectorRegistry {
+  if (options.registry) return options.registry;
+  const mode = options.mode ?? 'full';
+  if (!options.llm || mode === 'static') return buildRegistry({ mode });
+  const oracle = new StackOracle(options.llm, { cache: options.llmCache, signal: options.signal });
+  return buildRegistry({ mode, fallbacks: llmFallbacks(oracle, mode) });
 }
 
 /**
@@ -22,7 +38,7 @@ export interface DetectOptions {
  * confidence 0 and the reason in its warnings, so callers always learn why nothing was found.
  */
 export async function detectStack(root: string, options: DetectOptions = {}): Promise<UniversalBuild[]> {
-  const registry = options.registry ?? buildRegistry({ mode: options.mode });
+  const registry = registryFor(options);
   const scan = await scanRepository(root, options.signal);                          // phase 1: Scan
   const layout = await findWorkspace(scan, registry);                               // phase 2: WorkspaceStructure
   const services = await serviceDirectories(scan, registry, layout);

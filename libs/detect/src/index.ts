@@ -1,4 +1,5 @@
-export { detectStack, type DetectOptions } from './detect-stack';
+export { detectStack, registryFor, type DetectOptions } from './detect-stack';
+export * from './llm';
 export { buildRegistry, type DetectionMode, type DetectorRegistry, type DetectorSet, type RegistryOptions } from './registry';
 export { STATIC_DETECTORS } from './detectors';
 export * from './ids';

@@ -16,3 +16,4 @@ export {
   type LlmSettings,
 } from './settings';
 export { parseStructuredAnswer, stripJsonFence, toResponseSchema } from './structured-output';
+export { MemoryAnswerCache, type LlmAnswerCache, type LlmAnswerEntry } from './answer-cache';
