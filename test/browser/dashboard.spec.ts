@@ -1,3 +1,4 @@
+import { BUILT_KINDS } from '@quarry/contracts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -102,7 +103,7 @@ describe('the dashboard', () => {
       const html = await fetch(stack.url + '/', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
       expect(html.headers.get('content-type')).toContain('text/html');
       expect(await html.text()).toContain('<div id="app">');
-      expect((await stack.request('GET', '/', undefined, { accept: 'application/json' })).body).toMatchObject({ kinds: { available: ['scan', 'fetch'] } });
+      expect((await stack.request('GET', '/', undefined, { accept: 'application/json' })).body).toMatchObject({ kinds: { available: BUILT_KINDS } });
       expect((await stack.request('GET', '/assets/..%2Fpackage.json')).status).toBe(404);
       expect((await stack.request('GET', '/vendor/nope.mjs')).status).toBe(404);
     });

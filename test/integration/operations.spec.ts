@@ -1,3 +1,4 @@
+import { BUILT_KINDS } from '@quarry/contracts';
 import { TestStack } from '../support/stack';
 import { makeTree } from '../support/trees';
 
@@ -39,6 +40,6 @@ describe('operations endpoints', () => {
   it('serves the queue dashboard and a map of the service', async () => {
     expect((await stack.request('GET', '/queues')).status).toBe(200);
     const index = await stack.request('GET', '/');
-    expect(index.body).toMatchObject({ name: 'quarry', kinds: { available: ['scan', 'fetch'] } });
+    expect(index.body).toMatchObject({ name: 'quarry', kinds: { available: BUILT_KINDS } });
   });
 });

@@ -4,6 +4,7 @@ import { QuarryError } from '../../libs/contracts/src';
 import { QUARRY_CONFIG, QuarryConfig } from '../../libs/config/src';
 import { HandlesJob, JobContext, JobHandler } from '../../apps/worker/src/job-handler';
 import { ScanProcessor } from '../../apps/worker/src/processors/scan.processor';
+import { StackDetector } from '../../apps/worker/src/stack-detector';
 
 /** Fails the first attempt of every job with a transient error, then scans for real. */
 @Injectable()
@@ -12,8 +13,8 @@ export class FlakyScanProcessor implements JobHandler<'scan'> {
   static readonly attemptsSeen: Array<{ jobId: string; attempt: number; at: number }> = [];
   private readonly real: ScanProcessor;
 
-  constructor(@Inject(QUARRY_CONFIG) config: QuarryConfig) {
-    this.real = new ScanProcessor(config);
+  constructor(@Inject(QUARRY_CONFIG) config: QuarryConfig, detector: StackDetector) {
+    this.real = new ScanProcessor(config, detector);
   }
 
   run(input: ScanInput, context: JobContext): Promise<ScanResult> {

@@ -125,6 +125,6 @@ describe('buildHandlerMap (worker boot rules)', () => {
 
   it('refuses handlers for unknown or unbuilt kinds', () => {
     expect(() => buildHandlerMap([...everyBuiltKind, { kind: 'compile', instance: handler }])).toThrow('unknown job kind');
-    expect(() => buildHandlerMap([...everyBuiltKind, { kind: 'detect', instance: handler }])).toThrow('not in BUILT_KINDS');
+    expect(() => buildHandlerMap([...everyBuiltKind, { kind: 'interpret', instance: handler }])).toThrow('not in BUILT_KINDS');
   });
 });

@@ -4,12 +4,14 @@ import { ConfigModule, QuarryConfig } from '@quarry/config';
 import { DbModule } from '@quarry/db';
 import { HandlerRegistry } from './handler-registry';
 import { FetchProcessor } from './processors/fetch.processor';
+import { DetectProcessor } from './processors/detect.processor';
 import { ScanProcessor } from './processors/scan.processor';
+import { StackDetector } from './stack-detector';
 import { WorkerService } from './worker.service';
 import { workerLoggerProvider } from './worker-logger';
 
 /** Every job handler this worker build has; the registry checks them against BUILT_KINDS. */
-export const PROCESSORS = [ScanProcessor, FetchProcessor];
+export const PROCESSORS = [ScanProcessor, FetchProcessor, DetectProcessor];
 
 @Module({})
 export class WorkerModule {
@@ -18,7 +20,7 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [ConfigModule.forRoot(config), DbModule, DiscoveryModule],
-      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, ...processors],
+      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, ...processors],
     };
   }
 }

@@ -1,3 +1,4 @@
+import { BUILT_KINDS } from '@quarry/contracts';
 import { ConfigError, DEFAULT_DATABASE_URL, isLoopbackHost, loadConfig } from './quarry-config';
 
 describe('loadConfig', () => {
@@ -11,10 +12,16 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       port: 3000,
       workspaceRoots: ['/srv/here'],
-      workerQueues: ['scan', 'fetch'],
+      workerQueues: [...BUILT_KINDS],
       workerConcurrency: 4,
       allowAnonymous: false,
+      detectionMode: 'full',
     });
+  });
+
+  it('reads the detection mode and refuses an unknown one', () => {
+    expect(loadConfig({ QUARRY_DETECTION_MODE: 'static' }).detectionMode).toBe('static');
+    expect(() => loadConfig({ QUARRY_DETECTION_MODE: 'guess' })).toThrow(/QUARRY_DETECTION_MODE/);
   });
 
   it('reads every variable', () => {

@@ -35,6 +35,7 @@ const envSchema = z.object({
   QUARRY_FETCH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(86_400_000),
   QUARRY_FETCH_RATE_PER_SECOND: z.coerce.number().positive().max(1_000).default(5),
   QUARRY_FETCH_DOMAIN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  QUARRY_DETECTION_MODE: z.enum(['full', 'static', 'llm-only']).default('full'),
 });
 
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/quarry';
@@ -60,6 +61,8 @@ export interface QuarryConfig {
   maxBodyBytes: number;
   /** The OpenAI-compatible endpoint (QUARRY_LLM_*), or undefined when none is configured. */
   llm: LlmSettings | undefined;
+  /** Stack detection mode when a request names none (QUARRY_DETECTION_MODE); full without an LLM runs static. */
+  detectionMode: 'full' | 'static' | 'llm-only';
   fetch: {
     /** CIDRs operators explicitly allow despite the address policy (e.g. an internal docs host). */
     allow: string[];
@@ -105,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     shutdownTimeoutMs: e.QUARRY_SHUTDOWN_TIMEOUT_MS,
     maxBodyBytes: e.QUARRY_MAX_BODY_BYTES,
     llm: parseLlm(env),
+    detectionMode: e.QUARRY_DETECTION_MODE,
     fetch: {
       allow: parseCidrs(e.QUARRY_FETCH_ALLOW),
       timeoutMs: e.QUARRY_FETCH_TIMEOUT_MS,

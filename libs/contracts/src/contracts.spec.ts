@@ -28,7 +28,8 @@ describe('job kinds and contracts', () => {
   });
 
   it('fills input defaults for planned kinds', () => {
-    expect(JOB_CONTRACTS.detect.input.parse({ root: '/r' })).toEqual({ root: '/r', mode: 'full' });
+    expect(JOB_CONTRACTS.detect.input.parse({ root: '/r' })).toEqual({ root: '/r' });
+    expect(JOB_CONTRACTS.detect.input.parse({ root: '/r', mode: 'static' })).toEqual({ root: '/r', mode: 'static' });
     expect(JOB_CONTRACTS.fetch.input.parse({ url: 'https://example.org' })).toEqual({ url: 'https://example.org', force: false });
   });
 });

@@ -11,7 +11,8 @@ const errorEntry = z.object({ kind: z.string(), message: z.string(), suggestion:
 
 export const detectInputSchema = z.object({
   root,
-  mode: z.enum(['full', 'static', 'llm-only']).default('full'),
+  /** Absent → the server's QUARRY_DETECTION_MODE (default full). */
+  mode: z.enum(['full', 'static', 'llm-only']).optional(),
 });
 export const universalBuildSchema = z.object({
   version: z.string(),

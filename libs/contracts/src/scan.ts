@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { detectResultSchema } from './kinds-planned';
 
 /** `root` is an absolute path inside one of the gateway's workspace roots. */
 export const scanInputSchema = z.object({
@@ -31,6 +32,8 @@ export const scanResultSchema = z.object({
     unreadable: z.number().int(),
   }),
   durationMs: z.number().int(),
+  /** The stack of every service (the detect job's result); absent in results stored before it existed. */
+  stack: detectResultSchema.optional(),
 });
 export type ScanResult = z.infer<typeof scanResultSchema>;
 export type LanguageStats = z.infer<typeof languageStatsSchema>;

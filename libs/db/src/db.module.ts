@@ -3,6 +3,7 @@ import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
 import { ApiKeyRepository } from './api-key-repository';
 import { JobRepository } from './job-repository';
 import { FetchedDocumentRepository } from './fetched-document-repository';
+import { LlmAnswerRepository } from './llm-answer-repository';
 import type { Pool } from 'pg';
 import { Database, createDatabase, PrismaClient } from './prisma-client';
 
@@ -43,7 +44,8 @@ export class PrismaService implements OnApplicationShutdown {
       inject: [PrismaService],
       useFactory: (prisma: PrismaService) => new FetchedDocumentRepository(prisma.client),
     },
+    { provide: LlmAnswerRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new LlmAnswerRepository(prisma.client) },
   ],
-  exports: [PrismaService, JobRepository, ApiKeyRepository, FetchedDocumentRepository],
+  exports: [PrismaService, JobRepository, ApiKeyRepository, FetchedDocumentRepository, LlmAnswerRepository],
 })
 export class DbModule {}

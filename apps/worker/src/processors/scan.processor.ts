@@ -3,16 +3,23 @@ import type { ScanInput, ScanResult } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
 import { resolveWorkspaceRoot, scanRepository } from '@quarry/workspace';
 import { HandlesJob, JobContext, JobHandler } from '../job-handler';
+import { StackDetector } from '../stack-detector';
 
 @Injectable()
 @HandlesJob('scan')
 export class ScanProcessor implements JobHandler<'scan'> {
-  constructor(@Inject(QUARRY_CONFIG) private readonly config: QuarryConfig) {}
+  constructor(
+    @Inject(QUARRY_CONFIG) private readonly config: QuarryConfig,
+    private readonly detector: StackDetector,
+  ) {}
 
   async run(input: ScanInput, context: JobContext): Promise<ScanResult> {
     // Checked again here: a worker on another machine has its own view of the allowed roots.
     const root = await resolveWorkspaceRoot(input.root, this.config.workspaceRoots);
-    return scanRepository(root, {
+    // Detection reads a few manifests near the top; it runs beside the walk, not after it.
+    const stack = this.detector.detect(root, undefined, context.signal);
+    stack.catch(() => undefined); // awaited below; a walk failure must not leave it unhandled
+    const summary = await scanRepository(root, {
       signal: context.signal,
       onProgress: (progress) =>
         // The listing stage has no total; report it as a message so `done` only ever grows.
@@ -20,5 +27,6 @@ export class ScanProcessor implements JobHandler<'scan'> {
           progress.stage === 'listing' ? { stage: 'listing', done: 0, message: `${progress.done} files found` } : progress,
         ),
     });
+    return { ...summary, stack: await stack };
   }
 }
