@@ -160,6 +160,53 @@ describe('the quarry CLI', () => {
     });
   });
 
+  describe('detect', () => {
+    const monorepo = () =>
+      makeTree({
+        'package.json': JSON.stringify({ name: 'mono', private: true, workspaces: ['apps/*'] }),
+        'package-lock.json': '{}',
+        'apps/web/package.json': JSON.stringify({ name: 'web', scripts: { start: 'next start' }, dependencies: { next: '14' } }),
+        'api/go.mod': 'module example.com/api\n\ngo 1.22\n',
+      });
+
+    it('detects in-process, with no Redis or Postgres, and prints each service', async () => {
+      const run = await quarry(['detect', monorepo()], { QUARRY_REDIS_URL: 'redis://127.0.0.1:1', QUARRY_DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/none' });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^apps\/web  web\n  stack    javascript · npm · nextjs   \[static, confidence 1\.00\]/m);
+      expect(run.stdout).toMatch(/^api  api\n  stack    go · go/m);
+      expect(run.stdout).toContain('2 services');
+    });
+
+    it('--json prints the UniversalBuild array; --mode static leaves no warning about the LLM', async () => {
+      const run = await quarry(['detect', monorepo(), '--json', '--mode', 'static']);
+      expect(run.code).toBe(0);
+      const services = JSON.parse(run.stdout);
+      expect(services.map((service: { metadata: { path: string } }) => service.metadata.path)).toEqual(['api', 'apps/web']);
+      expect(services[1]).toMatchObject({ workspace: { orchestrator: 'npm-workspaces', members: ['apps/web'] }, metadata: { warnings: [] } });
+    });
+
+    it('runs as a job with --server', async () => {
+      const root = monorepo();
+      const stack = await TestStack.start({ workspaceRoots: [root] });
+      try {
+        const run = await quarry(['detect', root, '--server', stack.url, '--json']);
+        expect(run.code).toBe(0);
+        expect(JSON.parse(run.stdout)).toMatchObject({ status: 'succeeded', result: [{ metadata: { path: 'api' } }, { metadata: { path: 'apps/web' } }] });
+      } finally {
+        await stack.close();
+      }
+    });
+
+    it.each([
+      [['detect', '/definitely/not/here'], 'root_not_found'],
+      [['detect', '.', '--mode', 'guess'], "argument 'guess' is invalid"],
+    ])('exits 2 with a clear error: %j', async (args, message) => {
+      const run = await quarry(args);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(message);
+    });
+  });
+
   describe('keys', () => {
     it('creates a key once, lists it and revokes it', async () => {
       const env = { QUARRY_DATABASE_URL: TEST_DATABASE_URL };

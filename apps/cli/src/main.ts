@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig } from '@quarry/config';
 import { QuarryError } from '@quarry/contracts';
 import { EXIT, printError } from './cli-output';
@@ -87,6 +87,17 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .action(async (url: string, options: { server?: string; key?: string; force?: boolean; json?: boolean }) => {
       const { fetchCommand } = await import('./commands/fetch');
       code = await fetchCommand(url, { ...options, remote: options.server !== undefined });
+    });
+  program
+    .command('detect <path>')
+    .description('detect the tech stack of every service in a repository (in this process, or --server for a job)')
+    .addOption(new Option('--mode <mode>', 'full: deterministic then LLM; static: no LLM; llm-only: LLM only').choices(['full', 'static', 'llm-only']))
+    .option('--server <url>', 'run it as a job on this gateway (LLM answers cached in Postgres)')
+    .option('--key <key>', 'API key (default: $QUARRY_API_KEY)', process.env.QUARRY_API_KEY)
+    .option('--json', 'print JSON')
+    .action(async (target: string, options: { mode?: 'full' | 'static' | 'llm-only'; server?: string; key?: string; json?: boolean }) => {
+      const { detectCommand } = await import('./commands/detect');
+      code = await detectCommand(target, { ...options, remote: options.server !== undefined });
     });
   server(program.command('jobs'))
     .description('list jobs, newest first')
