@@ -7,8 +7,9 @@
  *   (d) walk vs `rg --files` (bench/walk.bench.ts, when present)
  *   (f) fetch cache hit through the whole job path (service.bench.ts)
  *   (g) guarded fetch agent vs plain undici; cache-hit library time (bench/fetch.bench.ts)
+ *   (e) stack detection vs a gitignore-aware walk of the same tree (bench/detect.bench.ts)
  *
- * Options: --only a,b,p,c,d,f,g (p = Postgres round-trip profile; default: all); --quick for a
+ * Options: --only a,b,p,c,d,f,g,e (p = Postgres round-trip profile; default: all); --quick for a
  * short smoke run; --pin to pin each scan worker of (c) to its own CPU (taskset). Everything runs on 127.0.0.1; the whole run is
  * bounded by a watchdog, and child processes and queue keys are removed at the end.
  */
@@ -31,7 +32,7 @@ interface Target {
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
   const onlyIndex = argv.indexOf('--only');
-  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g'] : (argv[onlyIndex + 1] ?? '').split(','));
+  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e'] : (argv[onlyIndex + 1] ?? '').split(','));
   const started = Date.now();
   const watchdog = setTimeout(() => {
     console.error(`\nbench: watchdog — still running after ${WATCHDOG_MS / 60_000} min, giving up (children are killed on exit)`);
@@ -41,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
   printMachine();
-  const results: { service?: ServiceBenchReport; walk?: unknown; fetch?: unknown } = {};
+  const results: { service?: ServiceBenchReport; walk?: unknown; fetch?: unknown; detect?: unknown } = {};
   const targets: Target[] = [];
 
   if (only.has('a') || only.has('b') || only.has('c') || only.has('p') || only.has('f')) {
@@ -104,6 +105,24 @@ async function main(argv: string[]): Promise<number> {
     console.log(`  ${describeQuiet(await waitForQuiet())}`);
     const { runFetchBench, DEFAULT_FETCH_OPTIONS } = await import('./fetch.bench');
     results.fetch = await runFetchBench(quick ? { ...DEFAULT_FETCH_OPTIONS, requests: 300, freshConnectionRequests: 100, slowOriginRequests: 50, rounds: 2, cacheHits: 2_000 } : DEFAULT_FETCH_OPTIONS);
+  }
+
+  if (only.has('e')) {
+    console.log('\n(e) stack detection vs a walk of the same tree (bench/detect.bench.ts)');
+    console.log(`  ${describeQuiet(await waitForQuiet())}`);
+    const { runDetectBench } = await import('./detect.bench');
+    const detect = await runDetectBench({ quick });
+    results.detect = detect;
+    targets.push(
+      { figure: '(e) detect, single-service repo, median', target: '< 5 ms', measured: `${detect.single.detectMedianMs.toFixed(2)} ms`, met: detect.single.detectMedianMs < 5 },
+      { figure: '(e) detect, 1,000-package monorepo, median', target: '< 500 ms', measured: `${detect.monorepo.detectMedianMs.toFixed(1)} ms`, met: detect.monorepo.detectMedianMs < 500 },
+      ...[detect.single, detect.monorepo].map((row) => ({
+        figure: `(e) detect / walk, ${row.tree}`,
+        target: '≤ 2x',
+        measured: `${row.ratio.toFixed(2)}x (walk ${row.walkMedianMs.toFixed(2)} ms)`,
+        met: row.ratio <= 2,
+      })),
+    );
   }
 
   if (targets.length) {

@@ -75,8 +75,9 @@ function memberIndex(layout: WorkspaceLayout) {
   return index;
 }
 
+/** One array shared by every member's result: copying it per member is a million strings for 1,000 members. */
 function sortedMemberDirs(layout: WorkspaceLayout): string[] {
-  return [...memberIndex(layout).sorted];
+  return memberIndex(layout).sorted;
 }
 
 export function memberAt(layout: WorkspaceLayout, dir: string): WorkspaceMember | undefined {
