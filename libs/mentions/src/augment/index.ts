@@ -1,0 +1,2 @@
+export { augmentPrompt, DEFAULT_MAX_BYTES, formatBytes } from './augment-prompt';
+export type { AugmentInput, AugmentResult, ContextBlock, MentionContribution, MentionOutcome } from './types';

@@ -1,0 +1,52 @@
+import type { MentionSyntaxError, ParsedMention } from '../parse';
+
+/** What the loader produced for one mention. Texts are whole: the augmenter selects and cuts. */
+export type ContextBlock =
+  | {
+      kind: 'file';
+      /** Workspace-relative and normalized by the loader: two mentions of one file share it, and are merged on it. */
+      path: string;
+      /** Fence tag (`typescript`); lower-cased and stripped of anything a tag cannot hold. */
+      language?: string;
+      /** The whole file, secrets already redacted. The mention's range selects from it. */
+      text: string;
+      redactions?: number;
+    }
+  | { kind: 'directory'; path: string; listing: string; /** entries listed */ entries: number; truncated: boolean }
+  | { kind: 'search' | 'grep'; pattern: string; body: string; matches: number; shown: number }
+  | { kind: 'url'; url: string; finalUrl: string; title?: string; text: string };
+
+export type MentionOutcome =
+  | { status: 'loaded'; block: ContextBlock }
+  | { status: 'failed'; error: { kind: string; message: string; suggestion?: string } }
+  | { status: 'ignored' };
+
+export interface AugmentInput {
+  prompt: string;
+  mentions: readonly ParsedMention[];
+  /** `outcomes[i]` is what became of `mentions[i]`. */
+  outcomes: readonly MentionOutcome[];
+  /** Parse errors, shown as placeholders in text order among the blocks. */
+  syntaxErrors?: readonly MentionSyntaxError[];
+  /** UTF-8 bytes of the whole augmented prompt. Default 200 KB (200,000 bytes). */
+  maxBytes?: number;
+}
+
+export interface MentionContribution {
+  /** Bytes of this mention's content in the augmented prompt (after cuts; headers not counted). */
+  bytes: number;
+  /** Lines of this mention's content in the augmented prompt (after cuts). */
+  lines: number;
+}
+
+export interface AugmentResult {
+  augmentedPrompt: string;
+  /** One line per block cut or left out, saying what and why; empty when everything fit. */
+  cut: string[];
+  /** UTF-8 bytes of `augmentedPrompt`. */
+  bytes: number;
+  /** ceil(bytes / 4): the usual rule of thumb for English and code with BPE tokenizers. */
+  estimatedTokens: number;
+  /** `perMention[i]` for `mentions[i]`; a mention merged into another's block still counts its own lines. */
+  perMention: MentionContribution[];
+}

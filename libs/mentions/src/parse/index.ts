@@ -1,0 +1,17 @@
+export { parseMentions } from './parse-mentions';
+export { MAX_PATTERN_LENGTH, MENTION_PREFIXES } from './mention-reader';
+export { formatRange } from './line-range';
+export { quoteLiteral, quoteRegex } from './tokens';
+export type {
+  GrepMention,
+  LineRange,
+  MentionKind,
+  MentionSyntaxError,
+  MentionSyntaxErrorKind,
+  ParsedMention,
+  ParseResult,
+  PathMention,
+  SearchMention,
+  Span,
+  UrlMention,
+} from './types';

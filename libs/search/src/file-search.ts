@@ -1,0 +1,212 @@
+import RE2 from 're2';
+import { requiredLiteral } from './required-literal';
+import type { SearchMatch, SearchMode } from './search-types';
+
+// Runs inside the search workers: relative imports and node built-ins only (no path aliases),
+// and no QuarryError — patterns were validated on the main thread before any worker saw them.
+
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+/** Displayed lines are cut to this many characters, so one minified line cannot flood a prompt. */
+export const MAX_LINE_CHARS = 400;
+/** How much of a long line is kept before the match when it has to be cut. */
+const LEAD_CHARS = 80;
+
+/**
+ * Finds matching lines in one file's bytes. `next(from)` takes a line start and returns a byte
+ * offset inside the first matching line at or after it (not necessarily where the match starts),
+ * or -1.
+ */
+type LineFinder = (from: number) => number;
+
+export interface Matcher {
+  forContent(content: Buffer): LineFinder;
+  /** Where the first match on the line [start, end) starts, given the offset `next` returned. Only asked for described matches. */
+  matchStart?(content: Buffer, start: number, end: number, at: number): number;
+}
+
+/** A matcher for a validated pattern; built once per worker and pattern, reused for every file. */
+export function createMatcher(mode: SearchMode, pattern: string): Matcher {
+  if (mode === 'literal') {
+    // ASCII text is folded byte for byte without any regex. Other text needs Unicode case
+    // folding (`ß`, `İ`, Kelvin sign), which RE2 does correctly on the escaped literal.
+    return isAscii(pattern) ? asciiLiteralMatcher(pattern) : regexMatcher(`(?i)${escapeLiteral(pattern)}`);
+  }
+  return regexMatcher(pattern);
+}
+
+function asciiLiteralMatcher(pattern: string): Matcher {
+  const needle = pattern.toLowerCase();
+  if (needle === pattern.toUpperCase()) {
+    // No letters: case does not matter, search the bytes directly.
+    const bytes = Buffer.from(needle, 'latin1');
+    return { forContent: (content) => (from) => content.indexOf(bytes, from) };
+  }
+  return {
+    forContent(content) {
+      // latin1 keeps one character per byte, so string offsets are byte offsets. Lower-casing
+      // also changes bytes of multi-byte UTF-8 characters, but all of those are ≥ 0x80 and the
+      // needle is ASCII, so no match is created or lost.
+      const folded = content.toString('latin1').toLowerCase();
+      return (from) => folded.indexOf(needle, from);
+    },
+  };
+}
+
+function regexMatcher(pattern: string): Matcher {
+  const literal = requiredLiteral(pattern);
+  // 'm': `^` and `$` match at line boundaries, because the regex runs over the whole file.
+  const wholeFile = new RE2(pattern, 'gm');
+  const oneLine = new RE2(pattern, 'm');
+  const firstInLine = (content: Buffer, start: number, end: number): number => {
+    const found = oneLine.exec(content.subarray(start, end));
+    return found === null ? -1 : start + found.index;
+  };
+  const matchStart = (content: Buffer, start: number, end: number) => firstInLine(content, start, end);
+  if (literal !== undefined) {
+    const literalBytes = Buffer.from(literal, 'utf8');
+    return {
+      forContent: (content) => (from) => {
+        // Prefilter: RE2 runs only on the lines holding the required literal, and as test(),
+        // several times cheaper than exec(), which builds a result.
+        for (let position = from; position < content.length; ) {
+          const hit = content.indexOf(literalBytes, position);
+          if (hit === -1) return -1;
+          const start = lineStart(content, hit);
+          const end = lineEnd(content, hit);
+          if (oneLine.test(content.subarray(start, end))) return hit;
+          position = end + 1;
+        }
+        return -1;
+      },
+      matchStart,
+    };
+  }
+  return {
+    matchStart,
+    forContent: (content) => (from) => {
+      for (let position = from; position <= content.length; ) {
+        wholeFile.lastIndex = position;
+        const found = wholeFile.exec(content);
+        if (found === null) return -1;
+        const start = lineStart(content, found.index);
+        const end = lineEnd(content, found.index);
+        if (wholeFile.lastIndex <= end) return found.index;
+        // The match ran over a line break (`\s`, `[^x]`, `(?s).`): lines are matched one by one,
+        // so only a match inside this line counts.
+        const match = firstInLine(content, start, end);
+        if (match !== -1) return match;
+        position = end + 1;
+      }
+      return -1;
+    },
+  };
+}
+
+export interface FileMatches {
+  /** Matching lines in the file. */
+  count: number;
+  /** The first `keep` of them, with text and context. */
+  matches: SearchMatch[];
+  /** `shouldStop` cut the file short: `count` covers only its first part. */
+  stopped: boolean;
+}
+
+/** How many matching lines go by between two looks at `shouldStop`: a file dense with matches costs microseconds a line. */
+const STOP_CHECK_INTERVAL = 256;
+
+/**
+ * Every matching line of `content` counted, the first `keep` described with `contextLines` of
+ * context. `shouldStop` is asked every few hundred matching lines; when it says yes the count so
+ * far comes back with `stopped`.
+ */
+export function searchContent(content: Buffer, path: string, matcher: Matcher, keep: number, contextLines: number, shouldStop: () => boolean = () => false): FileMatches {
+  const next = matcher.forContent(content);
+  const matches: SearchMatch[] = [];
+  const lines = new LineCounter(content);
+  let count = 0;
+  for (let from = 0; from <= content.length; ) {
+    const at = next(from);
+    if (at === -1) break;
+    const start = lineStart(content, at);
+    const end = lineEnd(content, at);
+    // A zero-length match after the last '\n' (or in an empty file) is on no line.
+    if (start === content.length) break;
+    count++;
+    if (count % STOP_CHECK_INTERVAL === 0 && shouldStop()) return { count, matches, stopped: true };
+    if (matches.length < keep) {
+      const matchAt = matcher.matchStart?.(content, start, end, at) ?? at;
+      matches.push(describeMatch(content, path, matchAt === -1 ? start : matchAt, start, end, lines.lineOf(start), contextLines));
+    }
+    from = end + 1;
+  }
+  return { count, matches, stopped: false };
+}
+
+function describeMatch(content: Buffer, path: string, at: number, start: number, end: number, line: number, contextLines: number): SearchMatch {
+  const prefix = content.toString('utf8', start, at);
+  const { text, column } = shorten(lineText(content, start, end), prefix.length);
+  const before: string[] = [];
+  for (let cursor = start; before.length < contextLines && cursor > 0; ) {
+    const previousStart = lineStart(content, cursor - 1);
+    before.unshift(shorten(lineText(content, previousStart, cursor - 1), 0).text);
+    cursor = previousStart;
+  }
+  const after: string[] = [];
+  for (let cursor = end + 1; after.length < contextLines && cursor < content.length; ) {
+    const nextEnd = lineEnd(content, cursor);
+    after.push(shorten(lineText(content, cursor, nextEnd), 0).text);
+    cursor = nextEnd + 1;
+  }
+  return { path, line, column: column + 1, text, before, after };
+}
+
+/** A long line cut to MAX_LINE_CHARS around `column` (0-based), with … marking what was cut. */
+function shorten(text: string, column: number): { text: string; column: number } {
+  if (text.length <= MAX_LINE_CHARS) return { text, column };
+  const from = Math.max(0, Math.min(column - LEAD_CHARS, text.length - MAX_LINE_CHARS));
+  const head = from > 0 ? '…' : '';
+  const tail = from + MAX_LINE_CHARS < text.length ? '…' : '';
+  return { text: head + text.slice(from, from + MAX_LINE_CHARS) + tail, column: column - from + head.length };
+}
+
+/** The line's text without its terminator (`\n` or `\r\n`). */
+function lineText(content: Buffer, start: number, end: number): string {
+  const stop = end > start && content[end - 1] === CARRIAGE_RETURN ? end - 1 : end;
+  return content.toString('utf8', start, stop);
+}
+
+function lineStart(content: Buffer, offset: number): number {
+  return offset === 0 ? 0 : content.lastIndexOf(NEWLINE, offset - 1) + 1;
+}
+
+/** Offset of the line's '\n', or the content's length for a last line without one. */
+function lineEnd(content: Buffer, offset: number): number {
+  const end = content.indexOf(NEWLINE, offset);
+  return end === -1 ? content.length : end;
+}
+
+/** 1-based line numbers for increasing offsets, counting each '\n' once per file. */
+class LineCounter {
+  private offset = 0;
+  private line = 1;
+
+  constructor(private readonly content: Buffer) {}
+
+  lineOf(lineStartOffset: number): number {
+    for (let at = this.content.indexOf(NEWLINE, this.offset); at !== -1 && at < lineStartOffset; at = this.content.indexOf(NEWLINE, at + 1)) {
+      this.line++;
+    }
+    this.offset = lineStartOffset;
+    return this.line;
+  }
+}
+
+function isAscii(text: string): boolean {
+  return /^[\x00-\x7f]*$/.test(text);
+}
+
+/** Every ASCII punctuation mark escaped: RE2 reads an escaped one as itself. */
+function escapeLiteral(text: string): string {
+  return text.replace(/[!-\/:-@\[-`{-~]/g, '\\$&');
+}

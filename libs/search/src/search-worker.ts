@@ -1,0 +1,106 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+import { createMatcher, searchContent, type Matcher } from './file-search';
+import { comparePaths, type SearchTask, type TaskResult, type WorkerReply, type WorkerRequest } from './worker-protocol';
+
+// The body of a search worker thread: reads its batch of files synchronously (nothing else runs
+// on this thread, and sync reads skip the thread-pool round trip) and matches them.
+
+/** ripgrep and git call a file binary when its first bytes hold a NUL. */
+const BINARY_SNIFF_BYTES = 8192;
+/** O_NOFOLLOW: a file swapped for a symlink after the walk is refused, not read outside the root. O_NONBLOCK: a FIFO cannot hang the open. */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+const MATCHER_CACHE_SIZE = 8;
+
+const matchers = new Map<string, Matcher>();
+/** Reused across files and grown as needed: one allocation per worker instead of one per file. */
+let readBuffer = Buffer.allocUnsafe(1 << 20);
+
+function matcherFor(task: SearchTask): Matcher {
+  const key = `${task.mode}\0${task.pattern}`;
+  let matcher = matchers.get(key);
+  if (matcher === undefined) {
+    matcher = createMatcher(task.mode, task.pattern);
+    if (matchers.size >= MATCHER_CACHE_SIZE) matchers.delete(matchers.keys().next().value as string);
+    matchers.set(key, matcher);
+  }
+  return matcher;
+}
+
+type ReadOutcome = Buffer | 'tooLarge' | 'unreadable';
+
+function readWhole(absolutePath: string, maxBytes: number): ReadOutcome {
+  let fd: number;
+  try {
+    fd = openSync(absolutePath, OPEN_FLAGS);
+  } catch {
+    return 'unreadable';
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return 'unreadable';
+    if (stats.size > maxBytes) return 'tooLarge';
+    if (readBuffer.length < stats.size) readBuffer = Buffer.allocUnsafe(Math.max(stats.size, readBuffer.length * 2));
+    let length = 0;
+    while (length < stats.size) {
+      const count = readSync(fd, readBuffer, length, stats.size - length, null);
+      if (count === 0) break;
+      length += count;
+    }
+    return readBuffer.subarray(0, length);
+  } catch {
+    return 'unreadable';
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function runTask(task: SearchTask): TaskResult {
+  const matcher = matcherFor(task);
+  const result: TaskResult = {
+    matches: [],
+    totalMatches: 0,
+    filesSearched: 0,
+    filesMatched: 0,
+    skipped: { binary: 0, tooLarge: 0, unreadable: 0 },
+    stopped: false,
+  };
+  // Path order inside the batch, so the matches kept are this batch's first ones by path.
+  const files = [...task.files].sort(comparePaths);
+  const prefix = task.root.endsWith('/') ? task.root : `${task.root}/`;
+  const shouldStop = () => Atomics.load(task.cancel, 0) !== 0 || Date.now() > task.deadline;
+  for (const file of files) {
+    if (shouldStop()) {
+      result.stopped = true;
+      break;
+    }
+    const content = readWhole(prefix + file, task.maxFileBytes);
+    if (content === 'tooLarge' || content === 'unreadable') {
+      result.skipped[content]++;
+      continue;
+    }
+    if (content.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1) {
+      result.skipped.binary++;
+      continue;
+    }
+    result.filesSearched++;
+    const found = searchContent(content, file, matcher, task.keep - result.matches.length, task.contextLines, shouldStop);
+    result.stopped = found.stopped;
+    if (found.count === 0) continue;
+    result.filesMatched++;
+    result.totalMatches += found.count;
+    for (const match of found.matches) result.matches.push(match);
+    if (found.stopped) break;
+  }
+  return result;
+}
+
+parentPort?.on('message', ({ id, task }: WorkerRequest) => {
+  let reply: WorkerReply;
+  try {
+    reply = { id, result: runTask(task) };
+  } catch (error) {
+    reply = { id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+  }
+  parentPort?.postMessage(reply);
+});

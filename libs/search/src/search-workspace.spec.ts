@@ -1,0 +1,195 @@
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { addFiles, makeTempTree, removeTempTree } from '../../workspace/src/testing/temp-tree';
+import { closeSharedSearchPool, formatMatches, searchWorkspace, type SearchRequest } from '.';
+
+afterAll(() => closeSharedSearchPool());
+
+const search = (root: string, request: Omit<SearchRequest, 'root'>) => searchWorkspace({ root, ...request });
+const places = (result: { matches: Array<{ path: string; line: number }> }) => result.matches.map((match) => `${match.path}:${match.line}`);
+
+describe('searchWorkspace on a small tree', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await makeTempTree({
+      '.gitignore': 'dist/\n*.log\n',
+      'src/app.ts': 'import x\n// TODO(alice): fix\nconst todo = 1;\n',
+      'src/util/helpers.ts': 'export const a = 1;\n// Todo later\n',
+      'src/view.tsx': 'todo in tsx\n',
+      'docs/guide.md': 'Nothing to do here.\nA TODO list.\n',
+      'dist/bundle.js': '// TODO from the build output\n',
+      'debug.log': 'TODO in a log\n',
+      'assets/logo.png': Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0]), Buffer.from('TODO')]),
+      '.hidden/notes.md': 'todo: hidden files are searched, as rg --hidden does\n',
+    });
+  });
+  afterAll(() => removeTempTree(root));
+
+  it('finds a literal case-insensitively, sorted by path then line, skipping ignored and binary files', async () => {
+    const result = await search(root, { mode: 'literal', pattern: 'todo' });
+    expect(places(result)).toEqual(['.hidden/notes.md:1', 'docs/guide.md:2', 'src/app.ts:2', 'src/app.ts:3', 'src/util/helpers.ts:2', 'src/view.tsx:1']);
+    expect(result).toMatchObject({ totalMatches: 6, filesMatched: 5, filesSearched: 6, truncated: false, timedOut: false });
+    expect(result.skipped).toEqual({ binary: 1, tooLarge: 0, unreadable: 0 });
+  });
+
+  it('runs RE2 case-sensitively, and case-insensitively with (?i)', async () => {
+    expect(places(await search(root, { mode: 'regex', pattern: 'TODO\\(\\w+\\)' }))).toEqual(['src/app.ts:2']);
+    expect(places(await search(root, { mode: 'regex', pattern: '(?i)^// todo' }))).toEqual(['src/app.ts:2', 'src/util/helpers.ts:2']);
+  });
+
+  it('searches only the given directory', async () => {
+    const result = await search(root, { mode: 'literal', pattern: 'todo', directory: 'src/util' });
+    expect(places(result)).toEqual(['src/util/helpers.ts:2']);
+    expect(result.filesSearched).toBe(1);
+    expect(places(await search(root, { mode: 'literal', pattern: 'todo', directory: './src/' }))).toHaveLength(4);
+  });
+
+  it('filters files by glob, on the name without a slash and on the path with one', async () => {
+    expect(places(await search(root, { mode: 'literal', pattern: 'todo', glob: '*.tsx' }))).toEqual(['src/view.tsx:1']);
+    expect(places(await search(root, { mode: 'literal', pattern: 'todo', glob: 'src/**/*.ts' }))).toEqual(['src/app.ts:2', 'src/app.ts:3', 'src/util/helpers.ts:2']);
+    expect(places(await search(root, { mode: 'literal', pattern: 'todo', glob: 'src/*.ts' }))).toEqual(['src/app.ts:2', 'src/app.ts:3']);
+  });
+
+  it.each(['..', '../x', 'src/../../etc', '/etc'])('refuses the directory %s as path_outside_root', async (directory) => {
+    await expect(search(root, { mode: 'literal', pattern: 'x', directory })).rejects.toMatchObject({ kind: 'path_outside_root' });
+  });
+
+  it('refuses a symlinked directory that leads out of the root', async () => {
+    const outside = await makeTempTree({ 'secret.txt': 'todo secret\n' });
+    try {
+      await symlink(outside, path.join(root, 'escape'));
+      await expect(search(root, { mode: 'literal', pattern: 'todo', directory: 'escape' })).rejects.toMatchObject({ kind: 'path_outside_root' });
+      // And the walk never follows it either.
+      expect(places(await search(root, { mode: 'literal', pattern: 'secret' }))).toEqual([]);
+    } finally {
+      await removeTempTree(outside);
+    }
+  });
+
+  it('says which directory was meant when one is missing', async () => {
+    await expect(search(root, { mode: 'literal', pattern: 'x', directory: 'src/utl' })).rejects.toMatchObject({
+      kind: 'file_not_found',
+      suggestion: 'Did you mean "src/util"?',
+    });
+  });
+
+  it('rejects empty, too long and RE2-unsupported patterns before searching', async () => {
+    await expect(search(root, { mode: 'literal', pattern: '' })).rejects.toMatchObject({ kind: 'pattern_invalid' });
+    await expect(search(root, { mode: 'regex', pattern: 'a'.repeat(1001) })).rejects.toMatchObject({ kind: 'pattern_invalid' });
+    await expect(search(root, { mode: 'regex', pattern: '(?<=a)b' })).rejects.toMatchObject({ kind: 'regex_invalid', message: expect.stringContaining('lookbehind') });
+  });
+
+  it('counts files over the size cap as skipped', async () => {
+    const result = await searchWorkspace({ root, mode: 'literal', pattern: 'todo' }, { maxFileBytes: 40 });
+    // .hidden/notes.md (53 bytes) and src/app.ts (45 bytes) are over the 40-byte cap.
+    expect(result.skipped.tooLarge).toBe(2);
+    expect(places(result)).toEqual(['docs/guide.md:2', 'src/util/helpers.ts:2', 'src/view.tsx:1']);
+  });
+
+  it('formats matches like ripgrep for a prompt', async () => {
+    const result = await search(root, { mode: 'literal', pattern: 'todo', glob: 'src/**', contextLines: 1 });
+    expect(formatMatches(result)).toBe(
+      [
+        'src/app.ts-1-import x',
+        'src/app.ts:2:// TODO(alice): fix',
+        'src/app.ts:3:const todo = 1;',
+        '--',
+        'src/util/helpers.ts-1-export const a = 1;',
+        'src/util/helpers.ts:2:// Todo later',
+        '--',
+        'src/view.tsx:1:todo in tsx',
+        '(4 matching lines in 3 files, 3 searched)',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('searchWorkspace on many files', () => {
+  let root: string;
+  beforeAll(async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 150; index++) files[`dir${index % 7}/file${String(index).padStart(3, '0')}.txt`] = `head\nmatch ${index}\nmiddle\nMATCH again\n`;
+    root = await makeTempTree(files);
+  });
+  afterAll(() => removeTempTree(root));
+
+  it('keeps the first maxMatches by path and line, counting all, across several worker batches', async () => {
+    const result = await search(root, { mode: 'literal', pattern: 'match', maxMatches: 5 });
+    expect(result).toMatchObject({ totalMatches: 300, filesMatched: 150, filesSearched: 150, truncated: true });
+    expect(places(result)).toEqual(['dir0/file000.txt:2', 'dir0/file000.txt:4', 'dir0/file007.txt:2', 'dir0/file007.txt:4', 'dir0/file014.txt:2']);
+    expect(formatMatches(result)).toContain('(showing the first 5 of 300 matching lines in 150 files, 150 searched)');
+  });
+
+  it('gives the same answer on every run', async () => {
+    const first = await search(root, { mode: 'regex', pattern: 'match \\d+', maxMatches: 40 });
+    const second = await search(root, { mode: 'regex', pattern: 'match \\d+', maxMatches: 40 });
+    expect(second.matches).toEqual(first.matches);
+    const sorted = [...first.matches].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
+    expect(first.matches).toEqual(sorted);
+  });
+});
+
+describe('searchWorkspace under load', () => {
+  const FILES = 64;
+  let root: string;
+  beforeAll(async () => {
+    root = await makeTempTree();
+    // 64 files of 2 MiB, one matching line each at the end: long enough to interrupt.
+    const filler = 'lorem ipsum dolor sit amet, consectetur adipiscing elit sed do\n'.repeat(Math.ceil((2 * 1024 * 1024) / 64));
+    await mkdir(path.join(root, 'big'));
+    for (let index = 0; index < FILES; index++) await writeFile(path.join(root, 'big', `f${index}.txt`), `${filler}the needle is here\n`);
+    await addFiles(root, { 'redos.txt': `${'a'.repeat(100_000)}\n` });
+  });
+  afterAll(() => removeTempTree(root));
+
+  it('returns a partial result flagged timedOut when the budget runs out', async () => {
+    // A regex with no literal to prefilter on, so every byte goes through RE2.
+    const started = performance.now();
+    const result = await search(root, { mode: 'regex', pattern: '(?i)n[e]+dle is', directory: 'big', timeoutMs: 30 });
+    expect(result.timedOut).toBe(true);
+    expect(result.filesSearched).toBeLessThan(FILES);
+    // Each searched file has exactly one match: the partial counts are consistent.
+    expect(result.totalMatches).toBe(result.filesSearched);
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
+
+  it('finishes the same search when the budget allows, without blocking the event loop', async () => {
+    let ticks = 0;
+    let longestGap = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+      ticks++;
+    }, 5);
+    const started = performance.now();
+    // Every line matches: RE2 is called once per line, about 2 million calls.
+    const result = await search(root, { mode: 'regex', pattern: '(?i)lorem', directory: 'big', glob: 'f[1-4].txt' });
+    const elapsed = performance.now() - started;
+    clearInterval(timer);
+    expect(result).toMatchObject({ timedOut: false, totalMatches: 4 * 32768, filesSearched: 4 });
+    expect(elapsed).toBeGreaterThan(200); // long enough that a blocked loop would show
+    expect(longestGap).toBeLessThan(150);
+    expect(ticks).toBeGreaterThan(elapsed / 5 / 4);
+  });
+
+  it('rejects with the signal\'s reason when aborted mid-search, and at once when aborted before', async () => {
+    const controller = new AbortController();
+    const reason = new Error('user cancelled');
+    setTimeout(() => controller.abort(reason), 40);
+    const started = performance.now();
+    await expect(search(root, { mode: 'regex', pattern: '(?i)lorem', signal: controller.signal })).rejects.toBe(reason);
+    expect(performance.now() - started).toBeLessThan(1000);
+    await expect(search(root, { mode: 'literal', pattern: 'x', signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    // The pool recovers: the next search runs normally.
+    expect((await search(root, { mode: 'literal', pattern: 'NEEDLE', directory: 'big', glob: 'f1.txt' })).totalMatches).toBe(1);
+  });
+
+  it('runs (a+)+$ over a line of 100,000 a\'s quickly', async () => {
+    const started = performance.now();
+    const result = await search(root, { mode: 'regex', pattern: '(a+)+$', glob: 'redos.txt' });
+    expect(result.totalMatches).toBe(1);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});

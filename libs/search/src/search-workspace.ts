@@ -1,0 +1,247 @@
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { QuarryError, closestMatch } from '@quarry/contracts';
+import { isInside, walkFiles } from '@quarry/workspace';
+import { compileGlob } from './glob';
+import { validatePattern } from './pattern-rules';
+import type { SearchMatch, SearchRequest, SearchResult } from './search-types';
+import { sharedSearchPool, type SearchWorkerPool } from './worker-pool';
+import { comparePaths, type SearchTask, type TaskResult } from './worker-protocol';
+
+export const DEFAULT_MAX_MATCHES = 50;
+export const DEFAULT_CONTEXT_LINES = 2;
+export const DEFAULT_TIMEOUT_MS = 10_000;
+/** Files above this are skipped and counted: a prompt never wants a match from a 100 MB dump. */
+export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
+const MAX_CONTEXT_LINES = 20;
+/** After a stop, how long running batches get to report what they did before the result goes out without them. */
+const STOP_GRACE_MS = 250;
+/** About this many batches per worker: small enough to balance the load, large enough that messaging stays cheap. */
+const BATCHES_PER_WORKER = 8;
+const MIN_BATCH_FILES = 32;
+const MAX_BATCH_FILES = 1_000;
+
+export interface SearchWorkspaceOptions {
+  /** Defaults to the process-wide pool (min(cores, 4) threads). */
+  pool?: SearchWorkerPool;
+  maxFileBytes?: number;
+}
+
+/**
+ * Searches the workspace's text files for a literal (case-insensitive) or an RE2 regex, in worker
+ * threads so the event loop stays free. Counts every matching line and returns the first
+ * `maxMatches` by path then line, with context. When the time budget runs out the partial result
+ * comes back with `timedOut: true`; an abort rejects with the signal's reason.
+ */
+export async function searchWorkspace(request: SearchRequest, options: SearchWorkspaceOptions = {}): Promise<SearchResult> {
+  const started = performance.now();
+  validatePattern(request.mode, request.pattern);
+  const maxMatches = wholeNumber(request.maxMatches, DEFAULT_MAX_MATCHES, Number.MAX_SAFE_INTEGER);
+  const contextLines = wholeNumber(request.contextLines, DEFAULT_CONTEXT_LINES, MAX_CONTEXT_LINES);
+  const timeoutMs = wholeNumber(request.timeoutMs, DEFAULT_TIMEOUT_MS, Number.MAX_SAFE_INTEGER);
+  const accept = request.glob === undefined || request.glob === '' ? undefined : compileGlob(request.glob);
+  request.signal?.throwIfAborted();
+  const scope = await resolveSearchScope(request.root, request.directory);
+
+  const budget = new Budget(timeoutMs, request.signal);
+  try {
+    let files: string[];
+    try {
+      files = await listFiles(request.root, scope, budget.signal);
+    } catch (error) {
+      if (budget.timedOut) return summarize([], maxMatches, true, started);
+      throw budget.aborted ? budget.reason : error;
+    }
+    if (accept) files = files.filter(accept);
+
+    const pool = options.pool ?? sharedSearchPool();
+    const batches = await runBatches(pool, files, budget, {
+      root: request.root,
+      mode: request.mode,
+      pattern: request.pattern,
+      keep: maxMatches,
+      contextLines,
+      maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+      deadline: Date.now() + timeoutMs,
+      cancel: new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT)),
+    });
+    if (budget.aborted) throw budget.reason;
+    return summarize(batches, maxMatches, budget.timedOut || batches.some((batch) => batch.stopped), started);
+  } finally {
+    budget.dispose();
+  }
+}
+
+/** Splits the files into batches, runs them on the pool and collects what they report until all finish or the budget stops. */
+async function runBatches(pool: SearchWorkerPool, files: string[], budget: Budget, template: Omit<SearchTask, 'files'>): Promise<TaskResult[]> {
+  const size = Math.min(MAX_BATCH_FILES, Math.max(MIN_BATCH_FILES, Math.ceil(files.length / (pool.size * BATCHES_PER_WORKER))));
+  const results: TaskResult[] = [];
+  const running = new Map<number, Promise<void>>();
+  let failure: unknown;
+  for (let start = 0; start < files.length; start += size) {
+    const { id, result } = pool.run({ ...template, files: files.slice(start, start + size) });
+    running.set(
+      id,
+      result.then(
+        (batch) => void results.push(batch),
+        (error: unknown) => void (failure ??= error),
+      ).finally(() => running.delete(id)),
+    );
+  }
+  const allDone = Promise.all(running.values());
+  await Promise.race([allDone, budget.stopped]);
+  if (budget.stopping) {
+    // Ask the workers to stop, let them report what they finished, and drop the batches not started.
+    Atomics.store(template.cancel, 0, 1);
+    await Promise.race([allDone, delay(STOP_GRACE_MS)]);
+    for (const id of [...running.keys()]) pool.abandon(id);
+    return results;
+  }
+  if (failure !== undefined) throw failure;
+  return results;
+}
+
+function summarize(batches: TaskResult[], maxMatches: number, timedOut: boolean, started: number): SearchResult {
+  const result: SearchResult = {
+    matches: [],
+    totalMatches: 0,
+    filesSearched: 0,
+    filesMatched: 0,
+    skipped: { binary: 0, tooLarge: 0, unreadable: 0 },
+    truncated: false,
+    timedOut,
+    elapsedMs: 0,
+  };
+  const kept: SearchMatch[] = [];
+  for (const batch of batches) {
+    result.totalMatches += batch.totalMatches;
+    result.filesSearched += batch.filesSearched;
+    result.filesMatched += batch.filesMatched;
+    result.skipped.binary += batch.skipped.binary;
+    result.skipped.tooLarge += batch.skipped.tooLarge;
+    result.skipped.unreadable += batch.skipped.unreadable;
+    for (const match of batch.matches) kept.push(match);
+  }
+  result.matches = kept.sort((a, b) => comparePaths(a.path, b.path) || a.line - b.line).slice(0, maxMatches);
+  result.truncated = result.totalMatches > result.matches.length;
+  result.elapsedMs = performance.now() - started;
+  return result;
+}
+
+interface SearchScope {
+  absolute: string;
+  /** Root-relative POSIX path, '' for the root. */
+  relative: string;
+}
+
+/** The directory to search, checked on its real path to be inside the root. */
+export async function resolveSearchScope(root: string, directory: string | undefined): Promise<SearchScope> {
+  const requested = (directory ?? '').trim();
+  if (requested === '' || requested === '.' || requested === './') return { absolute: root, relative: '' };
+  const normalized = path.posix.normalize(requested.replace(/\\/g, '/'));
+  if (path.posix.isAbsolute(normalized) || normalized === '..' || normalized.startsWith('../')) throw outsideRoot(directory as string);
+  const absolute = path.resolve(root, normalized);
+  let real: string;
+  try {
+    real = await realpath(absolute);
+  } catch {
+    throw await directoryNotFound(root, normalized);
+  }
+  if (!isInside(root, real)) throw outsideRoot(directory as string);
+  if (!(await stat(real)).isDirectory()) {
+    throw new QuarryError('input_invalid', `"${normalized}" is a file, not a directory.`, {
+      suggestion: `Search its directory with a file filter instead: directory "${path.posix.dirname(normalized)}", glob "${path.posix.basename(normalized)}".`,
+    });
+  }
+  return { absolute: real, relative: path.relative(root, real).split(path.sep).join('/') };
+}
+
+function outsideRoot(directory: string): QuarryError {
+  return new QuarryError('path_outside_root', `The search directory "${directory}" is outside the workspace.`, {
+    suggestion: 'Give a directory relative to the workspace root, without ".." or symlinks that lead out of it.',
+  });
+}
+
+async function directoryNotFound(root: string, relative: string): Promise<QuarryError> {
+  const parent = path.posix.dirname(relative);
+  const siblings = await readdir(path.resolve(root, parent), { withFileTypes: true }).catch(() => []);
+  const closest = closestMatch(
+    path.posix.basename(relative),
+    siblings.filter((entry) => entry.isDirectory()).map((entry) => entry.name),
+  );
+  return new QuarryError('file_not_found', `The search directory "${relative}" does not exist.`, {
+    suggestion: closest === undefined ? 'Check the directory name; it is relative to the workspace root.' : `Did you mean "${path.posix.join(parent, closest)}"?`,
+  });
+}
+
+/**
+ * Root-relative paths of the files in scope. A sub-directory is walked on its own when a
+ * repository encloses it (walkFiles then applies the ignore files above it); outside a
+ * repository the root's own ignore files would be missed, so the root is walked and filtered.
+ */
+async function listFiles(root: string, scope: SearchScope, signal: AbortSignal): Promise<string[]> {
+  if (scope.relative === '') return (await walkFiles(root, { signal })).files;
+  const prefix = `${scope.relative}/`;
+  if (!(await insideRepository(root))) {
+    return (await walkFiles(root, { signal })).files.filter((file) => file.startsWith(prefix));
+  }
+  return (await walkFiles(scope.absolute, { signal })).files.map((file) => prefix + file);
+}
+
+async function insideRepository(directory: string): Promise<boolean> {
+  for (let current = directory; ; current = path.dirname(current)) {
+    if (await lstat(path.join(current, '.git')).then(() => true, () => false)) return true;
+    if (path.dirname(current) === current) return false;
+  }
+}
+
+/** The time budget and the caller's signal as one: `stopped` settles on whichever comes first. */
+class Budget {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly onAbort: () => void;
+  timedOut = false;
+  readonly stopped: Promise<void>;
+
+  constructor(timeoutMs: number, private readonly caller: AbortSignal | undefined) {
+    this.stopped = new Promise((resolve) => this.controller.signal.addEventListener('abort', () => resolve(), { once: true }));
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.controller.abort(new QuarryError('search_timeout', `The search ran out of its ${timeoutMs} ms budget.`, { permanent: false }));
+    }, timeoutMs);
+    this.onAbort = () => this.controller.abort(caller?.reason);
+    caller?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get stopping(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** The caller aborted (as opposed to the budget running out). */
+  get aborted(): boolean {
+    return this.stopping && !this.timedOut;
+  }
+
+  get reason(): unknown {
+    return this.caller?.reason;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.caller?.removeEventListener('abort', this.onAbort);
+  }
+}
+
+function wholeNumber(value: number | undefined, fallback: number, max: number): number {
+  if (value === undefined || !Number.isFinite(value)) return fallback;
+  return Math.min(max, Math.max(0, Math.floor(value)));
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,130 @@
+import { existsSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { SearchTask, TaskResult, WorkerReply } from './worker-protocol';
+
+export const MAX_POOL_SIZE = 4;
+
+interface Job {
+  id: number;
+  task: SearchTask;
+  resolve: (result: TaskResult) => void;
+  reject: (error: Error) => void;
+}
+
+interface PoolWorker {
+  worker: Worker;
+  job?: Job;
+}
+
+/**
+ * The compiled worker when it exists (after `npm run build`, beside this file in dist/), else a
+ * small loader that compiles the TypeScript source on the fly (jest, which transforms only the
+ * test process).
+ */
+function defaultWorkerEntry(): string {
+  const compiled = path.join(__dirname, 'search-worker.js');
+  return existsSync(compiled) ? compiled : path.join(__dirname, 'worker-from-source.js');
+}
+
+/**
+ * A few worker threads, started lazily and reused across searches; tasks queue first come, first
+ * served. Idle workers are unref'd so they never keep a process alive; busy ones are ref'd so an
+ * awaited search does.
+ */
+export class SearchWorkerPool {
+  private readonly workers: PoolWorker[] = [];
+  private readonly queue: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(
+    readonly size = Math.max(1, Math.min(os.availableParallelism(), MAX_POOL_SIZE)),
+    private readonly entry = defaultWorkerEntry(),
+  ) {}
+
+  /** Queues a batch; returns its id (for `abandon`) and the promise of its result. */
+  run(task: SearchTask): { id: number; result: Promise<TaskResult> } {
+    if (this.closed) throw new Error('The search worker pool is closed.');
+    const id = this.nextId++;
+    const result = new Promise<TaskResult>((resolve, reject) => this.queue.push({ id, task, resolve, reject }));
+    this.pump();
+    return { id, result };
+  }
+
+  /**
+   * Drops a batch still waiting in the queue. A running batch is left to finish: workers look at
+   * their cancel flag every few hundred matching lines, so it ends within milliseconds, and
+   * terminating a thread inside a native RE2 call can crash the process.
+   */
+  abandon(id: number): void {
+    const queued = this.queue.findIndex((job) => job.id === id);
+    if (queued !== -1) this.queue.splice(queued, 1)[0].reject(new Error('abandoned'));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new Error('The search worker pool was closed.'));
+    await Promise.all(this.workers.splice(0).map(({ worker }) => worker.terminate()));
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0) {
+      const entry = this.workers.find((candidate) => candidate.job === undefined) ?? this.spawn();
+      if (entry === undefined) return;
+      const job = this.queue.shift() as Job;
+      entry.job = job;
+      entry.worker.ref();
+      entry.worker.postMessage({ id: job.id, task: job.task });
+    }
+  }
+
+  private spawn(): PoolWorker | undefined {
+    if (this.workers.length >= this.size) return undefined;
+    const entry: PoolWorker = { worker: new Worker(this.entry) };
+    entry.worker.on('message', (reply: WorkerReply) => this.settle(entry, reply));
+    entry.worker.on('error', (error) => this.retire(entry, error));
+    entry.worker.on('exit', (code) => this.retire(entry, new Error(`search worker exited with code ${code}`)));
+    this.workers.push(entry);
+    return entry;
+  }
+
+  private settle(entry: PoolWorker, reply: WorkerReply): void {
+    const job = entry.job;
+    if (job === undefined || job.id !== reply.id) return;
+    entry.job = undefined;
+    entry.worker.unref();
+    if ('error' in reply) job.reject(new Error(`search worker failed: ${reply.error}`));
+    else job.resolve(reply.result);
+    this.pump();
+  }
+
+  /** Removes a worker that failed, exited or was given up on; a later batch starts a fresh one. */
+  private retire(entry: PoolWorker, error: Error): void {
+    const index = this.workers.indexOf(entry);
+    if (index === -1) return;
+    this.workers.splice(index, 1);
+    const job = entry.job;
+    entry.job = undefined;
+    entry.worker.removeAllListeners('message');
+    void entry.worker.terminate();
+    job?.reject(error);
+    if (!this.closed) this.pump();
+  }
+}
+
+let shared: SearchWorkerPool | undefined;
+
+/** The process-wide pool every searchWorkspace call uses unless given another. */
+export function sharedSearchPool(): SearchWorkerPool {
+  shared ??= new SearchWorkerPool();
+  return shared;
+}
+
+/** Stops the shared pool's workers (tests, graceful shutdown); the next search starts a new one. */
+export async function closeSharedSearchPool(): Promise<void> {
+  const pool = shared;
+  shared = undefined;
+  await pool?.close();
+}
