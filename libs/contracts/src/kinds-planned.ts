@@ -56,6 +56,8 @@ export const mentionsResultSchema = z.object({
       bytes: z.number().int().optional(),
       lines: z.number().int().optional(),
       sha256: z.string().optional(),
+      /** @search/@grep: matching lines found in the workspace (the block shows at most 50). */
+      matches: z.number().int().optional(),
       error: errorEntry.optional(),
     }),
   ),

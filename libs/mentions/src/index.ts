@@ -1,2 +1,8 @@
+/**
+ * @quarry/mentions — `@file#L10-20`, `@dir/`, `@search:"…"`, `@grep:"…"` and `@url:…` in a
+ * prompt: parsed with spans, loaded safely, and injected into an augmented prompt within a budget.
+ */
 export * from './parse';
 export * from './augment';
+export { loadMentions, formatListing, DEFAULT_MAX_URLS, type FetchedPage, type LoadOptions, type LoadedMention, type UrlFetcher } from './load/load-mentions';
+export { expandMentions, summarizeMentions, type ExpandRequest, type MentionsResult } from './expand-mentions';

@@ -1,0 +1,241 @@
+import { createHash } from 'node:crypto';
+import { isQuarryError, QuarryError, type JobProgress } from '@quarry/contracts';
+import { formatMatches, searchWorkspace } from '@quarry/search';
+import {
+  DEFAULT_MAX_FILE_BYTES, FileCache, listDirectory, readWorkspaceFile, resolveInsideRoot, type DirectoryListing, type ResolvedPath,
+} from '@quarry/workspace';
+import type { ContextBlock, MentionOutcome } from '../augment';
+import type { GrepMention, ParsedMention, PathMention, SearchMention, UrlMention } from '../parse';
+
+/** What a URL mention needs back from whoever fetches it (the fetch job, or SafeFetcher in-process). */
+export interface FetchedPage {
+  url: string;
+  finalUrl: string;
+  title?: string;
+  text: string;
+}
+export type UrlFetcher = (url: string, signal?: AbortSignal) => Promise<FetchedPage>;
+
+export interface LoadOptions {
+  /** The workspace root, already resolved inside the allowed roots (resolveWorkspaceRoot). */
+  root: string;
+  /** A per-worker cache of whole files (keyed by real path, size and mtime); one is made per call otherwise. */
+  fileCache?: FileCache;
+  /** Let `.env`, keys and `.ssh/` through (the operator's choice; contents are still redacted). */
+  allowSecrets?: boolean;
+  maxFileBytes?: number;
+  /** Budget of each @search/@grep (default 10 s): past it the partial result is used, and said so. */
+  searchTimeoutMs?: number;
+  /** Fetches @url mentions; absent → they fail as unavailable. */
+  fetchUrl?: UrlFetcher;
+  /** URL mentions loaded per prompt; the rest fail with a reason (default 10). */
+  maxUrls?: number;
+  signal?: AbortSignal;
+  onProgress?: (progress: JobProgress) => void;
+}
+
+export interface LoadedMention {
+  outcome: MentionOutcome;
+  /** What the mention resolved to: a path mention is a file or a directory once loaded. */
+  kind: 'file' | 'directory' | 'search' | 'grep' | 'url';
+  /** SHA-256 of what was loaded for it (the file's text, or the range's lines). */
+  sha256?: string;
+  /** Matches found by a search or grep, all counted (the block shows at most 50). */
+  matches?: number;
+}
+
+export const DEFAULT_MAX_URLS = 10;
+const DIRECTORY_DEPTH = 2;
+const DIRECTORY_ENTRIES = 200;
+/** Files and searches load a few at a time: enough to overlap I/O, few enough to keep memory flat. */
+const LOAD_CONCURRENCY = 4;
+
+/**
+ * Loads every mention, in parallel where it helps, and never throws for a mention's own failure:
+ * a missing file, a refused URL or a bad regex becomes a `failed` outcome with a typed error and
+ * a suggestion, and the others still load. Only the caller's abort rejects.
+ */
+export async function loadMentions(mentions: readonly ParsedMention[], options: LoadOptions): Promise<LoadedMention[]> {
+  const context: LoadContext = { ...options, fileCache: options.fileCache ?? new FileCache(), urlsLeft: options.maxUrls ?? DEFAULT_MAX_URLS };
+  const results: LoadedMention[] = new Array(mentions.length);
+  let done = 0;
+  const report = (message: string) => options.onProgress?.({ stage: 'loading', done, total: mentions.length, message });
+  report('parsed');
+  let next = 0;
+  const worker = async () => {
+    while (next < mentions.length) {
+      const index = next++;
+      options.signal?.throwIfAborted();
+      results[index] = await loadOne(mentions[index], context);
+      done++;
+      report(mentions[index].raw);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(LOAD_CONCURRENCY, mentions.length) }, worker));
+  return results;
+}
+
+interface LoadContext extends LoadOptions {
+  fileCache: FileCache;
+  urlsLeft: number;
+}
+
+async function loadOne(mention: ParsedMention, context: LoadContext): Promise<LoadedMention> {
+  const fallbackKind = mention.kind === 'path' ? (mention.directory ? 'directory' : 'file') : mention.kind;
+  try {
+    switch (mention.kind) {
+      case 'path':
+        return await loadPath(mention, context);
+      case 'search':
+      case 'grep':
+        return await loadSearch(mention, context);
+      case 'url':
+        return await loadUrl(mention, context);
+    }
+  } catch (error) {
+    if (context.signal?.aborted) throw context.signal.reason;
+    if (!isQuarryError(error)) throw error;
+    return { kind: fallbackKind, outcome: { status: 'failed', error: error.toBody() } };
+  }
+}
+
+// ── paths ──────────────────────────────────────────────────────────────────────────────────────
+
+async function loadPath(mention: PathMention, context: LoadContext): Promise<LoadedMention> {
+  const resolved = await resolveCandidate(mention, context);
+  if (!resolved) return { kind: 'file', outcome: { status: 'ignored' } };
+  if (resolved.type === 'directory') return loadDirectory(resolved, context);
+  return loadFile(mention, resolved, context);
+}
+
+/**
+ * Tries the spellings the parser offers (`notes.md.` before `notes.md`); the last one's error is
+ * the one reported. A bare word (`@alice`) that is no file is plain text: ignored, not an error.
+ */
+async function resolveCandidate(mention: PathMention, context: LoadContext): Promise<ResolvedPath | undefined> {
+  const candidates = mention.candidates.length ? mention.candidates : [mention.path];
+  for (const [index, candidate] of candidates.entries()) {
+    try {
+      return await resolveInsideRoot(context.root, candidate, { allowSecrets: context.allowSecrets });
+    } catch (error) {
+      const last = index === candidates.length - 1;
+      if (!isQuarryError(error) || error.kind !== 'file_not_found') throw error;
+      if (!last) continue;
+      if (mention.bare) return undefined;
+      throw error;
+    }
+  }
+  return undefined;
+}
+
+async function loadFile(mention: PathMention, resolved: ResolvedPath, context: LoadContext): Promise<LoadedMention> {
+  const read = (range?: PathMention['range']) =>
+    readWorkspaceFile(context.root, resolved.relative, {
+      maxBytes: context.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+      allowSecrets: context.allowSecrets,
+      cache: context.fileCache,
+      range,
+    });
+  // The range first: it is what was asked for, and it says what is wrong with it (past the end…).
+  const requested = mention.range ? await read(mention.range) : undefined;
+  const whole = await readWholeOrRange(read, requested);
+  const file = requested ?? whole;
+  const block: ContextBlock = { kind: 'file', path: resolved.relative, text: whole.text, ...(file.language ? { language: file.language.toLowerCase() } : {}), redactions: file.redactions };
+  return { kind: 'file', sha256: file.sha256, outcome: { status: 'loaded', block } };
+}
+
+/**
+ * The augmenter selects a mention's lines from the whole text. A file over the size cap is only
+ * ever read as its requested range, so the range's lines are placed at their own line numbers
+ * behind empty lines: the block shows exactly them, numbered as in the file.
+ */
+async function readWholeOrRange(
+  read: (range?: PathMention['range']) => ReturnType<typeof readWorkspaceFile>,
+  requested: Awaited<ReturnType<typeof readWorkspaceFile>> | undefined,
+) {
+  try {
+    return await read();
+  } catch (error) {
+    if (!requested?.range || !isQuarryError(error) || error.kind !== 'file_too_large') throw error;
+    return { ...requested, text: '\n'.repeat(requested.range.start - 1) + requested.text };
+  }
+}
+
+async function loadDirectory(resolved: ResolvedPath, context: LoadContext): Promise<LoadedMention> {
+  const listing = await listDirectory(context.root, resolved.relative, {
+    maxEntries: DIRECTORY_ENTRIES,
+    maxDepth: DIRECTORY_DEPTH,
+    allowSecrets: context.allowSecrets,
+    signal: context.signal,
+  });
+  const text = formatListing(listing);
+  return {
+    kind: 'directory',
+    sha256: sha256(text),
+    outcome: { status: 'loaded', block: { kind: 'directory', path: `${resolved.relative || '.'}/`, listing: text, entries: listing.entries.length, truncated: listing.truncated } },
+  };
+}
+
+/** One entry per line, indented by depth, directories with a slash, files with their size. */
+export function formatListing(listing: DirectoryListing): string {
+  const base = listing.path ? `${listing.path}/` : '';
+  const lines = listing.entries.map((entry) => {
+    const relative = entry.path.startsWith(base) ? entry.path.slice(base.length) : entry.path;
+    const depth = relative.split('/').length - 1;
+    const name = relative.split('/').pop() as string;
+    return `${'  '.repeat(depth)}${name}${entry.type === 'directory' ? '/' : entry.size === undefined ? '' : `  (${humanSize(entry.size)})`}`;
+  });
+  if (listing.truncated) lines.push(`… ${listing.totalEntries - listing.entries.length} more entries not listed`);
+  return lines.join('\n');
+}
+
+function humanSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+// ── search and grep ────────────────────────────────────────────────────────────────────────────
+
+async function loadSearch(mention: SearchMention | GrepMention, context: LoadContext): Promise<LoadedMention> {
+  const pattern = mention.kind === 'search' ? mention.query : mention.pattern;
+  const result = await searchWorkspace({
+    root: context.root,
+    mode: mention.kind === 'search' ? 'literal' : 'regex',
+    pattern,
+    timeoutMs: context.searchTimeoutMs,
+    signal: context.signal,
+  });
+  let body = result.totalMatches === 0 ? `No matches in ${result.filesSearched} files.` : formatMatches(result);
+  if (result.timedOut) body += `\n(the search stopped at its time budget after ${result.filesSearched} files: counts are partial)`;
+  return {
+    kind: mention.kind,
+    sha256: sha256(body),
+    matches: result.totalMatches,
+    outcome: { status: 'loaded', block: { kind: mention.kind, pattern, body, matches: result.totalMatches, shown: result.matches.length } },
+  };
+}
+
+// ── urls ───────────────────────────────────────────────────────────────────────────────────────
+
+async function loadUrl(mention: UrlMention, context: LoadContext): Promise<LoadedMention> {
+  if (!context.fetchUrl) {
+    throw new QuarryError('unavailable', 'URL mentions cannot be loaded here: no fetcher is configured.', { suggestion: 'Run the mentions job on a Quarry server, or paste the page text into the prompt.' });
+  }
+  if (context.urlsLeft <= 0) {
+    throw new QuarryError('input_invalid', `At most ${context.maxUrls ?? DEFAULT_MAX_URLS} URL mentions are loaded per prompt; this one was skipped.`, {
+      suggestion: 'Split the prompt, or mention only the pages that matter.',
+    });
+  }
+  context.urlsLeft--;
+  const page = await context.fetchUrl(mention.url, context.signal);
+  return {
+    kind: 'url',
+    sha256: sha256(page.text),
+    outcome: { status: 'loaded', block: { kind: 'url', url: page.url, finalUrl: page.finalUrl, ...(page.title ? { title: page.title } : {}), text: page.text } },
+  };
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
