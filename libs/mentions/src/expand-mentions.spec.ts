@@ -74,7 +74,7 @@ describe('expandMentions', () => {
     expect(prompt).toContain('const line11 = 11;');
     const fileBlock = prompt.slice(prompt.indexOf('File: src/app.ts'), prompt.indexOf('File: docs/api.md'));
     expect(fileBlock).not.toContain('const line13 = 13;');
-    expect(prompt.indexOf('src/app.ts (lines')).toBeLessThan(prompt.indexOf('docs/api.md'));
+    expect(prompt.indexOf('File: src/app.ts (lines')).toBeLessThan(prompt.indexOf('File: docs/api.md'));
     expect(prompt).toContain('```typescript');
     expect(result.errors).toEqual([]);
     expect(result.coverage).toMatchObject({ files: 2, searches: 1, matches: 60, urls: 0, cut: [] });

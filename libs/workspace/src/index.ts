@@ -4,3 +4,25 @@ export { languageOf, KNOWN_LANGUAGES, OTHER_LANGUAGE } from './languages';
 export { measureFile, type FileMeasure } from './file-measure';
 export { type ReadStrategy } from './adaptive-reader';
 export { scanRepository, MAX_LARGEST_FILES, type ScanOptions } from './scan-repository';
+export { resolveInsideRoot, type ResolveOptions, type ResolvedPath } from './safe-path';
+export {
+  readWorkspaceFile,
+  DEFAULT_MAX_FILE_BYTES,
+  type LineRange,
+  type ReadFileOptions,
+  type WorkspaceFile,
+} from './read-workspace-file';
+export { FileCache, DEFAULT_FILE_CACHE_BYTES, fileVersionOf, type CachedFile, type FileVersion, type FileCacheStats } from './file-cache';
+export { secretPathReason, redactSecrets, type Redaction } from './secrets';
+export { suggestPaths, formatSuggestion, DEFAULT_SUGGESTION_LIMIT, type SuggestOptions } from './path-suggestions';
+export {
+  listDirectory,
+  DEFAULT_MAX_ENTRIES,
+  DEFAULT_DEPTH,
+  DEFAULT_RECURSIVE_DEPTH,
+  type ListOptions,
+  type DirectoryEntry,
+  type DirectoryListing,
+} from './list-directory';
+export { findFiles, DEFAULT_MAX_RESULTS, type FindOptions, type FoundFiles } from './find-files';
+export { compileGlob, isGlob, MAX_GLOB_LENGTH, type PathMatcher, type GlobOptions } from './glob';
