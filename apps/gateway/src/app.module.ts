@@ -13,6 +13,7 @@ import { JobRelayService } from './events/job-relay.service';
 import { GATEWAY_LOGGER, REDIS_PUBLISHER } from './gateway.tokens';
 import { HealthController } from './health/health.controller';
 import { JobsController } from './jobs/jobs.controller';
+import { MentionsController } from './jobs/mentions.controller';
 import { JobsService } from './jobs/jobs.service';
 import { MetricsController } from './metrics/metrics.controller';
 import { MetricsService } from './metrics/metrics.service';
@@ -36,7 +37,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), DbModule, QueuesModule, WebModule],
-      controllers: [JobsController, HealthController, MetricsController, RootController],
+      controllers: [JobsController, MentionsController, HealthController, MetricsController, RootController],
       providers: [
         { provide: GATEWAY_LOGGER, inject: [QUARRY_CONFIG], useFactory: (c: QuarryConfig) => createLogger('quarry-gateway', c.logLevel) },
         {

@@ -9,6 +9,10 @@ export interface JobContext {
   signal: AbortSignal;
   /** Report progress as often as convenient: the runner throttles what reaches clients. */
   progress(progress: JobProgress): void;
+  /** The API key that submitted the job (children inherit it, so their owner sees them). */
+  ownerId: string | null;
+  /** This job's BullMQ identity, for child jobs' `parent` option. */
+  queueJob: { id: string; queue: string };
 }
 
 /** Runs one kind of job: parse nothing (the runner did), call a library, return its result. */

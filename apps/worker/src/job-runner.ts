@@ -45,7 +45,14 @@ export class JobRunner {
       if (!handler) throw new QuarryError('kind_not_available', `This worker has no handler for ${claimed.kind} jobs.`);
       const startedAt = Date.now();
       const input = parseOrThrow(JOB_CONTRACTS[claimed.kind].input, claimed.input);
-      const result = await handler.run(input as never, { jobId: id, attempt, signal, progress: reporter.report });
+      const result = await handler.run(input as never, {
+        jobId: id,
+        attempt,
+        signal,
+        progress: reporter.report,
+        ownerId: claimed.ownerId,
+        queueJob: { id: job.id ?? id, queue: job.queueQualifiedName },
+      });
       await reporter.stop();
       const written = await this.jobs.complete(id, result);
       return { written, durationMs: Date.now() - startedAt };

@@ -4,14 +4,16 @@ import { ConfigModule, QuarryConfig } from '@quarry/config';
 import { DbModule } from '@quarry/db';
 import { HandlerRegistry } from './handler-registry';
 import { FetchProcessor } from './processors/fetch.processor';
+import { ChildJobs } from './child-jobs';
 import { DetectProcessor } from './processors/detect.processor';
+import { MentionsProcessor } from './processors/mentions.processor';
 import { ScanProcessor } from './processors/scan.processor';
 import { StackDetector } from './stack-detector';
 import { WorkerService } from './worker.service';
 import { workerLoggerProvider } from './worker-logger';
 
 /** Every job handler this worker build has; the registry checks them against BUILT_KINDS. */
-export const PROCESSORS = [ScanProcessor, FetchProcessor, DetectProcessor];
+export const PROCESSORS = [ScanProcessor, FetchProcessor, DetectProcessor, MentionsProcessor];
 
 @Module({})
 export class WorkerModule {
@@ -20,7 +22,7 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [ConfigModule.forRoot(config), DbModule, DiscoveryModule],
-      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, ...processors],
+      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, ChildJobs, ...processors],
     };
   }
 }

@@ -36,6 +36,10 @@ const envSchema = z.object({
   QUARRY_FETCH_RATE_PER_SECOND: z.coerce.number().positive().max(1_000).default(5),
   QUARRY_FETCH_DOMAIN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   QUARRY_DETECTION_MODE: z.enum(['full', 'static', 'llm-only']).default('full'),
+  QUARRY_ALLOW_SECRET_FILES: flag.default(false),
+  QUARRY_MAX_FILE_BYTES: z.coerce.number().int().min(1_024).max(100 * 1024 * 1024).default(1024 * 1024),
+  QUARRY_SEARCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  QUARRY_MENTIONS_MAX_URLS: z.coerce.number().int().min(0).max(100).default(10),
 });
 
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/quarry';
@@ -63,6 +67,15 @@ export interface QuarryConfig {
   llm: LlmSettings | undefined;
   /** Stack detection mode when a request names none (QUARRY_DETECTION_MODE); full without an LLM runs static. */
   detectionMode: 'full' | 'static' | 'llm-only';
+  /** How workspace files and searches are loaded for mentions and tool plans. */
+  files: {
+    /** Let `.env*`, keys and `.ssh/` be read by name (contents are still redacted). */
+    allowSecrets: boolean;
+    maxFileBytes: number;
+    searchTimeoutMs: number;
+    /** URL mentions fetched per prompt. */
+    maxUrls: number;
+  };
   fetch: {
     /** CIDRs operators explicitly allow despite the address policy (e.g. an internal docs host). */
     allow: string[];
@@ -109,6 +122,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     maxBodyBytes: e.QUARRY_MAX_BODY_BYTES,
     llm: parseLlm(env),
     detectionMode: e.QUARRY_DETECTION_MODE,
+    files: {
+      allowSecrets: e.QUARRY_ALLOW_SECRET_FILES,
+      maxFileBytes: e.QUARRY_MAX_FILE_BYTES,
+      searchTimeoutMs: e.QUARRY_SEARCH_TIMEOUT_MS,
+      maxUrls: e.QUARRY_MENTIONS_MAX_URLS,
+    },
     fetch: {
       allow: parseCidrs(e.QUARRY_FETCH_ALLOW),
       timeoutMs: e.QUARRY_FETCH_TIMEOUT_MS,
