@@ -207,6 +207,58 @@ describe('the quarry CLI', () => {
     });
   });
 
+  describe('mention', () => {
+    let origin: FakeOrigin;
+    let root: string;
+    beforeAll(async () => {
+      origin = await FakeOrigin.start({ '/page': (_request, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('remote page text') });
+      root = makeTree({ 'src/app.ts': 'line one\nline two\nline three\n', 'src/utils.ts': 'export {}\n' });
+    });
+    afterAll(() => origin.close());
+
+    it('prints the augmented prompt on stdout and the account on stderr, in-process', async () => {
+      const run = await quarry(['mention', '--root', root, `Check @src/app.ts#L2 and @src/util.ts and @url:${origin.url('/page')}`], { QUARRY_FETCH_ALLOW: '127.0.0.1/32' });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('File: src/app.ts (line 2)');
+      expect(run.stdout).toContain('line two');
+      expect(run.stdout).not.toContain('line three');
+      expect(run.stdout).toContain('remote page text');
+      expect(run.stderr).toContain('Loaded 2 of 3 mentions — src/app.ts#L2 (1 line)');
+      expect(run.stderr).toMatch(/Failed: @src\/util\.ts — .*Did you mean src\/utils\.ts\?/);
+    });
+
+    it('reads the prompt from stdin with -, and --json gives the whole result', async () => {
+      const child = spawn(process.execPath, [BIN, 'mention', '--root', root, '--json', '-'], { stdio: ['pipe', 'pipe', 'pipe'] });
+      child.stdin.end('What is in @src/?');
+      let stdout = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      const code = await new Promise((resolve) => child.on('exit', resolve));
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout)).toMatchObject({ mentions: [{ kind: 'directory', status: 'loaded' }], coverage: { files: 0 } });
+    });
+
+    it('--parse-only prints the typed parse and exits 1 when there are syntax errors', async () => {
+      const clean = await quarry(['mention', '--parse-only', 'see @a.ts#L1-2']);
+      expect(clean.code).toBe(0);
+      expect(clean.stdout.trim()).toBe('4-14  path    @a.ts#L1-2');
+      const broken = await quarry(['mention', '--parse-only', '--json', '@grep:"unterminated']);
+      expect(broken.code).toBe(1);
+      expect(JSON.parse(broken.stdout).errors[0]).toMatchObject({ kind: 'mention_invalid', suggestion: expect.any(String) });
+    });
+
+    it('runs as a job with --server', async () => {
+      const stack = await TestStack.start({ workspaceRoots: [root] });
+      try {
+        const run = await quarry(['mention', '--root', root, '--server', stack.url, 'Read @src/app.ts']);
+        expect(run.code).toBe(0);
+        expect(run.stdout).toContain('line three');
+        expect(run.stderr).toContain('Loaded 1 of 1 mention');
+      } finally {
+        await stack.close();
+      }
+    });
+  });
+
   describe('keys', () => {
     it('creates a key once, lists it and revokes it', async () => {
       const env = { QUARRY_DATABASE_URL: TEST_DATABASE_URL };

@@ -99,6 +99,19 @@ export async function main(argv: string[]): Promise<number | undefined> {
       const { detectCommand } = await import('./commands/detect');
       code = await detectCommand(target, { ...options, remote: options.server !== undefined });
     });
+  program
+    .command('mention <prompt>')
+    .description('expand @file#L1-9, @dir/, @search:"x", @grep:"re", @url:… in a prompt (use - to read it from stdin)')
+    .option('--root <dir>', 'workspace the paths are relative to', '.')
+    .option('--parse-only', 'print the typed parse and load nothing')
+    .option('--budget <bytes>', 'size cap of the augmented prompt (default 200000)', positive)
+    .option('--server <url>', 'run it as a job on this gateway (URLs as child fetch jobs)')
+    .option('--key <key>', 'API key (default: $QUARRY_API_KEY)', process.env.QUARRY_API_KEY)
+    .option('--json', 'print JSON')
+    .action(async (prompt: string, options: { root: string; parseOnly?: boolean; budget?: number; server?: string; key?: string; json?: boolean }) => {
+      const { mentionCommand } = await import('./commands/mention');
+      code = await mentionCommand(prompt, { ...options, remote: options.server !== undefined });
+    });
   server(program.command('jobs'))
     .description('list jobs, newest first')
     .option('--kind <kind>')
