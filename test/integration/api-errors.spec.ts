@@ -21,7 +21,6 @@ describe('bad requests get typed 4xx errors and never a 500', () => {
     ['root that does not exist', () => stack.submit('scan', { root: path.join(root, 'nope') }), 404, 'root_not_found'],
     ['root that is a file', () => stack.submit('scan', { root: path.join(root, 'a.ts') }), 422, 'root_not_directory'],
     ['unknown kind', () => stack.submit('scna', { root }), 400, 'kind_unknown'],
-    ['kind not built yet', () => stack.submit('interpret', { root, query: 'what is here?' }), 422, 'kind_not_available'],
     ['detect with an unknown mode', () => stack.submit('detect', { root, mode: 'guess' }), 400, 'input_invalid'],
     ['detect of a root outside the allowed roots', () => stack.submit('detect', { root: os.tmpdir() }), 403, 'path_outside_root'],
     ['missing kind', () => stack.request('POST', '/v1/jobs', { input: { root } }), 400, 'input_invalid'],

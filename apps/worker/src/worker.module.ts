@@ -1,19 +1,24 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ConfigModule, QuarryConfig } from '@quarry/config';
+import { FileCache } from '@quarry/workspace';
 import { DbModule } from '@quarry/db';
 import { HandlerRegistry } from './handler-registry';
 import { FetchProcessor } from './processors/fetch.processor';
 import { ChildJobs } from './child-jobs';
 import { DetectProcessor } from './processors/detect.processor';
+import { InterpretProcessor } from './processors/interpret.processor';
 import { MentionsProcessor } from './processors/mentions.processor';
 import { ScanProcessor } from './processors/scan.processor';
 import { StackDetector } from './stack-detector';
 import { WorkerService } from './worker.service';
 import { workerLoggerProvider } from './worker-logger';
 
+/** One cache of workspace files per worker process (real path + size + mtime), shared by mentions and interpret. */
+const workspaceFilesProvider = { provide: FileCache, useFactory: () => new FileCache() };
+
 /** Every job handler this worker build has; the registry checks them against BUILT_KINDS. */
-export const PROCESSORS = [ScanProcessor, FetchProcessor, DetectProcessor, MentionsProcessor];
+export const PROCESSORS = [ScanProcessor, FetchProcessor, DetectProcessor, MentionsProcessor, InterpretProcessor];
 
 @Module({})
 export class WorkerModule {
@@ -22,7 +27,7 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [ConfigModule.forRoot(config), DbModule, DiscoveryModule],
-      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, ChildJobs, ...processors],
+      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, ChildJobs, workspaceFilesProvider, ...processors],
     };
   }
 }

@@ -51,7 +51,6 @@ describe('loadConfig', () => {
     [{ QUARRY_QUEUE_PREFIX: 'has space' }, /QUARRY_QUEUE_PREFIX/],
     [{ QUARRY_WORKSPACE_ROOTS: 'relative/dir' }, /not an absolute path/],
     [{ QUARRY_WORKER_QUEUES: 'scan,sacn' }, /unknown queue "sacn"/],
-    [{ QUARRY_WORKER_QUEUES: 'interpret' }, /has no handler yet/],
     [{ QUARRY_FETCH_ALLOW: '127.0.0.1/32,10.0.0.0/99' }, /QUARRY_FETCH_ALLOW: "10.0.0.0\/99" is not a CIDR/],
     [{ QUARRY_FETCH_TIMEOUT_MS: '120000' }, /QUARRY_FETCH_TIMEOUT_MS/],
   ])('refuses %p', (env, message) => {

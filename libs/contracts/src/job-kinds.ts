@@ -7,7 +7,7 @@ export type JobKind = (typeof JOB_KINDS)[number];
  * `kind_not_available` instead of being queued into nowhere; a worker refuses to boot unless
  * each of these has exactly one handler.
  */
-export const BUILT_KINDS: readonly JobKind[] = ['scan', 'fetch', 'detect', 'mentions'];
+export const BUILT_KINDS: readonly JobKind[] = [...JOB_KINDS];
 
 export function isJobKind(value: unknown): value is JobKind {
   return typeof value === 'string' && (JOB_KINDS as readonly string[]).includes(value);

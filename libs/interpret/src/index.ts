@@ -12,3 +12,4 @@ export { aiPlanSchema, planFromAi, PLAN_SCHEMA_NAME, type Plan, type PlanStep, t
 export { resolveReferences, type Reference, type References } from './deixis';
 export { toRelative, resolvePath, type Resolution } from './path-resolution';
 export { FileListView, workspaceViewOf, type WorkspaceView } from './workspace-view';
+export { workspaceTools, type WorkspaceToolsOptions } from './workspace-tools';

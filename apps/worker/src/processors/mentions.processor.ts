@@ -16,10 +16,9 @@ import { HandlesJob, JobContext, JobHandler } from '../job-handler';
 @Injectable()
 @HandlesJob('mentions')
 export class MentionsProcessor implements JobHandler<'mentions'>, OnApplicationShutdown {
-  private readonly files = new FileCache();
-
   constructor(
     @Inject(QUARRY_CONFIG) private readonly config: QuarryConfig,
+    private readonly files: FileCache,
     private readonly children: ChildJobs,
   ) {}
 

@@ -1,0 +1,55 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { JobInput, JobResult } from '@quarry/contracts';
+import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
+import { gateUrl, parseAllowList } from '@quarry/fetch';
+import { interpretQuery, workspaceTools } from '@quarry/interpret';
+import { LlmClient } from '@quarry/llm';
+import { FileCache, resolveWorkspaceRoot } from '@quarry/workspace';
+import { ChildJobs } from '../child-jobs';
+import { HandlesJob, JobContext, JobHandler } from '../job-handler';
+import { StackDetector } from '../stack-detector';
+
+/**
+ * A question → a tool plan (the configured LLM first, the rules when it fails) → the tools run
+ * through the same libraries as mentions and detect; fetch_url as a child fetch job.
+ */
+@Injectable()
+@HandlesJob('interpret')
+export class InterpretProcessor implements JobHandler<'interpret'> {
+  private readonly llm: LlmClient | undefined;
+
+  constructor(
+    @Inject(QUARRY_CONFIG) private readonly config: QuarryConfig,
+    private readonly files: FileCache,
+    private readonly detector: StackDetector,
+    private readonly children: ChildJobs,
+  ) {
+    this.llm = config.llm && new LlmClient(config.llm);
+  }
+
+  async run(input: JobInput<'interpret'>, context: JobContext): Promise<JobResult<'interpret'>> {
+    const root = await resolveWorkspaceRoot(input.root, this.config.workspaceRoots);
+    const { files, fetch } = this.config;
+    const allow = parseAllowList(fetch.allow);
+    const host = workspaceTools({
+      root,
+      fileCache: this.files,
+      allowSecrets: files.allowSecrets,
+      maxFileBytes: files.maxFileBytes,
+      searchTimeoutMs: files.searchTimeoutMs,
+      detectStack: (directory, signal) => this.detector.detect(directory, undefined, signal ?? context.signal),
+      fetchUrl: (url) => this.children.run(context, 'fetch', { url: gateUrl(url, { allow }).toString(), force: false }, fetch.timeoutMs * 2 + 30_000),
+    });
+    return interpretQuery({
+      query: input.query,
+      context: input.context,
+      root,
+      llm: this.llm,
+      ai: input.ai,
+      execute: input.execute,
+      host,
+      signal: context.signal,
+      onProgress: (progress) => context.progress(progress),
+    });
+  }
+}
