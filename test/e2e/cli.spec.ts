@@ -259,6 +259,45 @@ describe('the quarry CLI', () => {
     });
   });
 
+  describe('ask', () => {
+    let root: string;
+    beforeAll(() => {
+      root = makeTree({ 'src/app.ts': 'one\ntwo\nthree\nfour\n', 'src/api/users.ts': 'export function fetchUser() {}\n', 'go.mod': 'module x\n\ngo 1.22\n' });
+    });
+
+    it('answers in-process with the rules when no LLM is configured', async () => {
+      const run = await quarry(['ask', '--root', root, 'show me lines 2-3 of src/app.ts']);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('plan (rules)');
+      expect(run.stdout).toContain('── read_file path="src/app.ts" start_line=2 end_line=3');
+      expect(run.stdout).toMatch(/\ntwo\nthree\n?$/);
+    });
+
+    it('resolves "this file" from --active-file and --plan-only runs nothing', async () => {
+      const run = await quarry(['ask', '--root', root, '--active-file', 'src/api/users.ts', '--plan-only', '--json', 'show me this file']);
+      expect(run.code).toBe(0);
+      const result = JSON.parse(run.stdout);
+      expect(result).toMatchObject({ source: 'rules', plan: { tools: [{ name: 'read_file', args: { path: 'src/api/users.ts' } }] }, results: [] });
+    });
+
+    it('runs as a job with --server', async () => {
+      const stack = await TestStack.start({ workspaceRoots: [root] });
+      try {
+        const run = await quarry(['ask', '--root', root, '--server', stack.url, '--no-ai', 'where is fetchUser defined?']);
+        expect(run.code).toBe(0);
+        expect(run.stdout).toContain('src/api/users.ts:1:');
+      } finally {
+        await stack.close();
+      }
+    });
+
+    it('exits 2 with a typed error for a root that does not exist', async () => {
+      const run = await quarry(['ask', '--root', '/no/such/dir', 'list files']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('root_not_found');
+    });
+  });
+
   describe('keys', () => {
     it('creates a key once, lists it and revokes it', async () => {
       const env = { QUARRY_DATABASE_URL: TEST_DATABASE_URL };

@@ -112,6 +112,23 @@ export async function main(argv: string[]): Promise<number | undefined> {
       const { mentionCommand } = await import('./commands/mention');
       code = await mentionCommand(prompt, { ...options, remote: options.server !== undefined });
     });
+  program
+    .command('ask <question>')
+    .description('answer a question about a workspace: a tool plan (AI first, rules as the fallback), then the tools run')
+    .option('--root <dir>', 'the workspace', '.')
+    .option('--plan-only', 'print the plan and run nothing')
+    .option('--no-ai', 'plan with the rules only, even when an LLM is configured')
+    .option('--cwd <dir>', 'editor context: the current directory ("here", "this folder")')
+    .option('--active-file <file>', 'editor context: the open file ("this file")')
+    .option('--last-file <file>', 'editor context: the previous file ("the file above")')
+    .option('--last-dir <dir>', 'editor context: the previous directory ("that folder")')
+    .option('--server <url>', 'run it as a job on this gateway')
+    .option('--key <key>', 'API key (default: $QUARRY_API_KEY)', process.env.QUARRY_API_KEY)
+    .option('--json', 'print JSON')
+    .action(async (question: string, options) => {
+      const { askCommand } = await import('./commands/ask');
+      code = await askCommand(question, { ...options, remote: options.server !== undefined });
+    });
   server(program.command('jobs'))
     .description('list jobs, newest first')
     .option('--kind <kind>')
