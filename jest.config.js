@@ -14,12 +14,14 @@ const swc = [
 const moduleNameMapper = {
   // The LLM settings alone, so loading the config does not load the openai client.
   '^@quarry/llm/(settings|testing)$': '<rootDir>/libs/llm/src/$1',
+  // One native re2 per process (see test/support/node-environment.js).
+  '^re2$': '<rootDir>/test/support/re2-shared.js',
   '^@quarry/(contracts|config|db|queue|workspace|fetch|llm|detect|search|mentions|interpret)$': '<rootDir>/libs/$1/src',
 };
 const common = {
   transform: { '^.+\\.(t|j)s$': swc },
   moduleNameMapper,
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/test/support/node-environment.js',
 };
 
 module.exports = {

@@ -8,8 +8,9 @@
  *   (f) fetch cache hit through the whole job path (service.bench.ts)
  *   (g) guarded fetch agent vs plain undici; cache-hit library time (bench/fetch.bench.ts)
  *   (e) stack detection vs a gitignore-aware walk of the same tree (bench/detect.bench.ts)
+ *   (m) mentions: parse 1 MB of prose, @search/@grep vs ripgrep, cached file load (bench/mentions.bench.ts)
  *
- * Options: --only a,b,p,c,d,f,g,e (p = Postgres round-trip profile; default: all); --quick for a
+ * Options: --only a,b,p,c,d,f,g,e,m (p = Postgres round-trip profile; default: all); --quick for a
  * short smoke run; --pin to pin each scan worker of (c) to its own CPU (taskset). Everything runs on 127.0.0.1; the whole run is
  * bounded by a watchdog, and child processes and queue keys are removed at the end.
  */
@@ -32,7 +33,7 @@ interface Target {
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
   const onlyIndex = argv.indexOf('--only');
-  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e'] : (argv[onlyIndex + 1] ?? '').split(','));
+  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm'] : (argv[onlyIndex + 1] ?? '').split(','));
   const started = Date.now();
   const watchdog = setTimeout(() => {
     console.error(`\nbench: watchdog — still running after ${WATCHDOG_MS / 60_000} min, giving up (children are killed on exit)`);
@@ -42,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
   printMachine();
-  const results: { service?: ServiceBenchReport; walk?: unknown; fetch?: unknown; detect?: unknown } = {};
+  const results: { service?: ServiceBenchReport; walk?: unknown; fetch?: unknown; detect?: unknown; mentions?: unknown } = {};
   const targets: Target[] = [];
 
   if (only.has('a') || only.has('b') || only.has('c') || only.has('p') || only.has('f')) {
@@ -122,6 +123,42 @@ async function main(argv: string[]): Promise<number> {
         measured: `${row.ratio.toFixed(2)}x (walk ${row.walkMedianMs.toFixed(2)} ms)`,
         met: row.ratio <= 2,
       })),
+    );
+  }
+
+  if (only.has('m')) {
+    console.log('\n(m) mentions: parse, @search/@grep vs ripgrep, cached file load (bench/mentions.bench.ts)');
+    console.log(`  ${describeQuiet(await waitForQuiet())}`);
+    const { runMentionsBench } = await import('./mentions.bench');
+    const mentions = await runMentionsBench({ quick });
+    results.mentions = mentions;
+    const { parse, cachedLoad } = mentions;
+    targets.push(
+      {
+        figure: `(m) parse ${(parse.bytes / 1e6).toFixed(1)} MB, ${parse.written} mentions, median`,
+        target: '< 10 ms',
+        measured: `${parse.stats.p50.toFixed(2)} ms (${parse.found} found)`,
+        met: parse.stats.p50 < 10 && parse.found === parse.written,
+      },
+      // Rows without ripgrep have no ratio: the search bench said why, and there is no figure to judge.
+      ...mentions.search.rows.flatMap((row) =>
+        row.ratio === undefined
+          ? []
+          : [
+              {
+                figure: `(m) ${row.mode === 'literal' ? '@search' : '@grep'} / rg, ${path.basename(row.tree)} (${row.filesSearched.toLocaleString('en-US')} files)`,
+                target: `≤ ${row.target}x`,
+                measured: `${row.ratio.toFixed(2)}x (${row.seconds.toFixed(2)} s vs ${row.rgSeconds?.toFixed(2)} s${row.countsMatch ? '' : ', COUNTS DIFFER'})`,
+                met: row.ratio <= row.target && row.countsMatch === true,
+              },
+            ],
+      ),
+      {
+        figure: `(m) cached file mention load (${(cachedLoad.fileBytes / 1024).toFixed(0)} KB), median`,
+        target: '< 0.2 ms',
+        measured: `${cachedLoad.stats.p50.toFixed(3)} ms (p99 ${cachedLoad.stats.p99.toFixed(3)} ms)`,
+        met: cachedLoad.stats.p50 < 0.2 && cachedLoad.misses === 0,
+      },
     );
   }
 

@@ -15,7 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_MAX_FILE_BYTES, closeSharedSearchPool, searchWorkspace, type SearchMode } from '../libs/search/src';
-import { printTable } from './support';
+import { bestOf, mulberry32, printTable } from './support';
 
 const RUNS = 3;
 /** Bump when the generator changes so an old cached tree is rebuilt. */
@@ -68,8 +68,8 @@ export async function runSearchBench(options: { quick?: boolean; tree?: string }
   const real = process.env.QUARRY_BENCH_REAL_TREE;
   if (real && existsSync(real)) trees.push(real);
   else if (real) console.log(`QUARRY_BENCH_REAL_TREE=${real} does not exist; skipping the real tree`);
-  const hasRg = !spawnSync('rg', ['--version']).error;
-  if (!hasRg) console.log('rg is not on PATH; ratios are left out (apt-get install ripgrep)');
+  const hasRg = spawnSync('rg', ['--version']).status === 0;
+  if (!hasRg) console.log('rg not installed: apt-get install ripgrep (the ratios to ripgrep are left out)');
 
   const rows: SearchBenchRow[] = [];
   try {
@@ -140,17 +140,6 @@ function ripgrepCount(tree: string, query: Query): Promise<number> {
       resolve(total);
     });
   });
-}
-
-async function bestOf<T>(runs: number, task: () => Promise<T>): Promise<{ seconds: number; value: T }> {
-  let best: { seconds: number; value: T } | undefined;
-  for (let run = 0; run < runs; run++) {
-    const started = performance.now();
-    const value = await task();
-    const seconds = (performance.now() - started) / 1000;
-    if (!best || seconds < best.seconds) best = { seconds, value };
-  }
-  return best as { seconds: number; value: T };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -245,18 +234,6 @@ function writeTree(root: string, shape: TreeShape): number {
   mkdirSync(path.join(root, 'ignored'), { recursive: true });
   writeFileSync(path.join(root, 'ignored', 'skipped.ts'), '// TODO: both tools skip this file\n'.repeat(1000));
   return bytes;
-}
-
-/** A small seeded PRNG (as in walk.bench.ts): the same tree on every machine. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 if (require.main === module) {

@@ -12,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { scanRepository, walkFiles } from '../libs/workspace/src';
+import { bestOf, mulberry32 } from './support';
 
 export const BENCH_TREE = path.join(os.tmpdir(), 'quarry-bench-tree-100k');
 /** Bump when the generator changes so an old cached tree is rebuilt. */
@@ -92,17 +93,6 @@ async function timeRipgrep(tree: string): Promise<{ seconds: number; files: numb
   await run(); // warm the page cache and dentry cache for both contenders
   const best = await bestOf(RUNS, run);
   return { seconds: best.seconds, files: best.value };
-}
-
-async function bestOf<T>(runs: number, task: () => Promise<T>): Promise<{ seconds: number; value: T }> {
-  let best: { seconds: number; value: T } | undefined;
-  for (let run = 0; run < runs; run++) {
-    const started = performance.now();
-    const value = await task();
-    const seconds = (performance.now() - started) / 1000;
-    if (!best || seconds < best.seconds) best = { seconds, value };
-  }
-  return best as { seconds: number; value: T };
 }
 
 interface ScanChildReport {
@@ -354,18 +344,6 @@ function binary(size: number): Buffer {
   const buffer = Buffer.alloc(size);
   for (let index = 0; index < size; index++) buffer[index] = (index * 31) & 0xff;
   return buffer;
-}
-
-/** A small seeded PRNG: the same tree on every machine. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 if (require.main === module) {

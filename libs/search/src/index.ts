@@ -14,6 +14,5 @@ export {
 } from './search-workspace';
 export { validatePattern, compileUserRegex, MAX_PATTERN_LENGTH } from './pattern-rules';
 export { formatMatches, type FormatOptions } from './format-matches';
-export { compileGlob } from './glob';
 export { requiredLiteral } from './required-literal';
 export { SearchWorkerPool, sharedSearchPool, closeSharedSearchPool, MAX_POOL_SIZE } from './worker-pool';

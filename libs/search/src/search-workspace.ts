@@ -2,8 +2,7 @@ import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { QuarryError, closestMatch } from '@quarry/contracts';
-import { isInside, walkFiles } from '@quarry/workspace';
-import { compileGlob } from './glob';
+import { compileGlob, isInside, walkFiles } from '@quarry/workspace';
 import { validatePattern } from './pattern-rules';
 import type { SearchMatch, SearchRequest, SearchResult } from './search-types';
 import { sharedSearchPool, type SearchWorkerPool } from './worker-pool';
@@ -40,7 +39,8 @@ export async function searchWorkspace(request: SearchRequest, options: SearchWor
   const maxMatches = wholeNumber(request.maxMatches, DEFAULT_MAX_MATCHES, Number.MAX_SAFE_INTEGER);
   const contextLines = wholeNumber(request.contextLines, DEFAULT_CONTEXT_LINES, MAX_CONTEXT_LINES);
   const timeoutMs = wholeNumber(request.timeoutMs, DEFAULT_TIMEOUT_MS, Number.MAX_SAFE_INTEGER);
-  const accept = request.glob === undefined || request.glob === '' ? undefined : compileGlob(request.glob);
+  // Surrounding blanks (a planner's " *.ts") are dropped; a filter of blanks only stays an error.
+  const accept = request.glob === undefined || request.glob === '' ? undefined : compileGlob(request.glob.trim());
   request.signal?.throwIfAborted();
   const scope = await resolveSearchScope(request.root, request.directory);
 

@@ -63,10 +63,20 @@ export class SearchWorkerPool {
     if (queued !== -1) this.queue.splice(queued, 1)[0].reject(new Error('abandoned'));
   }
 
+  /**
+   * Refuses new work and lets the threads go idle — without ending them. A thread that loaded
+   * the native re2 addon must live as long as the process: once one has exited, the next thread
+   * that loads re2 aborts the whole process in V8 ("Check failed: node->IsInUse()", re2 1.23 on
+   * Node 20, reproduced with two plain worker threads). Idle threads are unref'd, so they never
+   * keep a process alive, and they end with it.
+   */
   async close(): Promise<void> {
     this.closed = true;
     for (const job of this.queue.splice(0)) job.reject(new Error('The search worker pool was closed.'));
-    await Promise.all(this.workers.splice(0).map(({ worker }) => worker.terminate()));
+    for (const { worker } of this.workers.splice(0)) {
+      worker.removeAllListeners('message');
+      worker.unref();
+    }
   }
 
   private pump(): void {
@@ -122,7 +132,7 @@ export function sharedSearchPool(): SearchWorkerPool {
   return shared;
 }
 
-/** Stops the shared pool's workers (tests, graceful shutdown); the next search starts a new one. */
+/** Retires the shared pool (tests, graceful shutdown; see `close`); the next search starts a new one. */
 export async function closeSharedSearchPool(): Promise<void> {
   const pool = shared;
   shared = undefined;

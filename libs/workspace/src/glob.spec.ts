@@ -60,6 +60,18 @@ const CASES: Array<[string, string, boolean]> = [
   ['?.md', '🌍.md', true],
   ['**/?.md', 'docs/🌍.md', true],
   ['[🌍x].md', '🌍.md', true],
+  // from libs/search's file filter, which this matcher replaced
+  ['*.{ts,tsx}', 'a/b/c.tsx', true],
+  ['file?.md', 'docs/file10.md', false],
+  ['[ab]*.js', 'x/alpha.js', true],
+  ['[!ab]*.js', 'x/alpha.js', false],
+  ['[!ab]*.js', 'x/gamma.js', true],
+  ['a+b.c', 'aab.c', false],
+  ['src/**/*.tsx', 'lib/src/button.tsx', false],
+  ['docs/**', 'docs/a/b.md', true],
+  ['**/test/*.ts', 'test/a.ts', true],
+  ['**/test/*.ts', 'pkg/test/a.ts', true],
+  ['**/test/*.ts', 'pkg/test/unit/a.ts', false],
 ];
 
 describe('compileGlob', () => {
