@@ -1,12 +1,11 @@
 import { BUILT_KINDS } from '@quarry/contracts';
-import fs from 'node:fs';
-import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startGateway } from '../../apps/gateway/src/main';
 import { TestStack, waitFor } from '../support/stack';
 import { generatedTree, makeTree } from '../support/trees';
 import { EndlessScanProcessor } from '../support/test-processors';
 import { FakeOrigin } from '../support/origin';
+import { PHONE, UI_TIMEOUT, horizontalOverflow, screenshot, startJob, useBrowser } from './support';
 
 /*
  * The dashboard end to end: real headless Chromium (Debian's /usr/bin/chromium, driven by
@@ -14,54 +13,7 @@ import { FakeOrigin } from '../support/origin';
  * `npm run build` leaves in dist/web/public (`npm test` and `npm run test:browser` build it first).
  */
 
-const CHROMIUM = process.env.QUARRY_CHROMIUM ?? '/usr/bin/chromium';
-const ARTIFACTS = path.join(__dirname, '..', '..', 'test-artifacts');
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const UI_TIMEOUT = 15_000;
-
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const pageErrors: string[] = [];
-
-beforeAll(async () => {
-  if (!fs.existsSync(path.join(__dirname, '..', '..', 'dist', 'web', 'public', 'index.html'))) {
-    throw new Error('The dashboard is not built: run `npm run build:web` (npm test builds it).');
-  }
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 30_000 });
-});
-
-afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await browser?.close();
-});
-
-async function openPage(url: string, viewport = { width: 1360, height: 900 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
-  const context = await browser.newContext({ viewport, colorScheme });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(UI_TIMEOUT);
-  page.on('pageerror', (error) => pageErrors.push(String(error)));
-  // Only the gateway under test: any other address would be a CDN or a leak.
-  await context.route('**/*', (route) => {
-    const target = new URL(route.request().url());
-    return target.hostname === '127.0.0.1' ? route.continue() : route.abort();
-  });
-  await page.goto(url);
-  await page.locator('.conn[data-connection="live"]').waitFor();
-  return page;
-}
-
-const screenshot = (page: Page, name: string, fullPage = true) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage, animations: 'disabled' });
+const { openPage, newPage, pageErrors } = useBrowser();
 
 /** Records every distinct text of the progress bars matching `selector`, sampled every 30 ms in the page. */
 async function recordProgress(page: Page, selector: string): Promise<void> {
@@ -81,9 +33,7 @@ const progressSeen = (page: Page) => page.evaluate(() => (globalThis as any).__p
 async function submitScan(page: Page, root: string): Promise<string> {
   await page.getByRole('tab', { name: 'Scan' }).click();
   await page.getByLabel('Repository path').fill(root);
-  await page.getByRole('button', { name: 'Start scan' }).click();
-  await page.waitForURL(/#\/jobs\/[0-9a-f-]{36}$/);
-  return page.url().split('/').pop()!;
+  return startJob(page, 'Scan');
 }
 
 describe('the dashboard', () => {
@@ -111,7 +61,8 @@ describe('the dashboard', () => {
     it('submits a scan, moves the progress bar and renders the result', async () => {
       const page = await openPage(stack.url);
       // Only forms of the kinds the gateway lists as available.
-      expect(await page.getByRole('tab').allInnerTexts()).toEqual(['Scan', 'Fetch']);
+      const titles = BUILT_KINDS.map((kind) => kind[0].toUpperCase() + kind.slice(1));
+      expect(await page.getByRole('tab').allInnerTexts()).toEqual(titles);
       const id = await submitScan(page, tree.root);
       await recordProgress(page, '.detail [role="progressbar"]');
 
@@ -149,13 +100,9 @@ describe('the dashboard', () => {
       expect(await page.locator(`.job-row[data-job-id="${id}"]`).count()).toBe(1);
       expect(await page.locator('.job-row .badge.kind', { hasText: 'fetch' }).count()).toBe(0);
 
-      const phone = await openPage(`${stack.url}/#/jobs/${id}`, { width: 390, height: 844 }, 'dark');
+      const phone = await openPage(`${stack.url}/#/jobs/${id}`, PHONE, 'dark');
       await phone.locator('[data-result="scan"]').waitFor();
-      const overflow = await phone.evaluate(() => {
-        const root = (globalThis as any).document.documentElement;
-        return root.scrollWidth - root.clientWidth;
-      });
-      expect(overflow).toBeLessThanOrEqual(0);
+      expect(await horizontalOverflow(phone)).toBeLessThanOrEqual(0);
       await screenshot(phone, 'scan-result-phone-dark');
       await screenshot(phone, 'scan-result-phone-dark-top', false);
     }, 90_000);
@@ -172,7 +119,7 @@ describe('the dashboard', () => {
       expect(await field.evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true);
       await page.getByRole('tab', { name: 'Scan' }).focus();
       await page.keyboard.press('ArrowRight');
-      await page.getByRole('tab', { name: 'Fetch', selected: true }).waitFor();
+      await page.getByRole('tab', { name: 'Detect', selected: true }).waitFor();
       await page.keyboard.press('ArrowLeft');
       await page.getByRole('tab', { name: 'Scan', selected: true }).waitFor();
 
@@ -303,11 +250,7 @@ describe('the dashboard', () => {
       created.push(key.id);
       await new Promise((resolve) => setTimeout(resolve, 2_100)); // the gateway caches "are keys configured?" for 2 s
 
-      const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, colorScheme: 'light' });
-      contexts.push(context);
-      const page = await context.newPage();
-      page.setDefaultTimeout(UI_TIMEOUT);
-      page.on('pageerror', (error) => pageErrors.push(String(error)));
+      const page = await newPage();
       await page.goto(stack.url);
       const banner = page.locator('.banner.auth');
       await banner.locator('h2', { hasText: 'requires an API key' }).waitFor();

@@ -5,6 +5,9 @@ import type { JobEventView, JobKind, JobView, QuarryErrorBody } from './contract
 import { kindDef, type FormValues } from './kinds.js';
 import './kind-scan.js';
 import './kind-fetch.js';
+import './kind-detect.js';
+import './kind-mentions.js';
+import './kind-interpret.js';
 import { live } from './live.js';
 import { changed, isTerminal, liveAt, onChange, putJob, setAuthProblem, setHistory, state, type Route } from './store.js';
 import { ErrorBox, ProgressBar, richText, STATUSES, STATUS_LABEL, StatusBadge, elapsed, formatCount, formatDateTime, formatDuration, formatTime, html } from './ui.js';
@@ -305,7 +308,8 @@ function SubmitForm({ kind }: { kind: JobKind }) {
         id,
         name: field.name,
         placeholder: field.placeholder,
-        value: String(values[field.name] ?? ''),
+        // An untouched select shows (and sends) its first option.
+        value: String(values[field.name] ?? (field.type === 'select' ? (field.options?.[0]?.value ?? '') : '')),
         'aria-invalid': invalid ? 'true' : undefined,
         'aria-describedby': describedBy,
         onInput: (e: Event) => set((e.target as HTMLInputElement).value),
@@ -314,7 +318,13 @@ function SubmitForm({ kind }: { kind: JobKind }) {
       };
       return html`<div class=${`field ${invalid ? 'invalid' : ''}`}>
         <label for=${id}>${field.label}</label>
-        ${field.type === 'textarea' ? html`<textarea rows="5" ...${common}></textarea>` : html`<input type=${field.type === 'url' ? 'url' : 'text'} ...${common} />`}
+        ${field.type === 'textarea'
+          ? html`<textarea rows=${field.rows ?? 5} ...${common}></textarea>`
+          : field.type === 'select'
+            ? html`<select ...${common} onChange=${common.onInput}>
+                ${(field.options ?? []).map((option) => html`<option value=${option.value}>${option.label}</option>`)}
+              </select>`
+            : html`<input type=${field.type === 'url' ? 'url' : 'text'} ...${common} />`}
         ${field.hint ? html`<p class="hint" id=${`${id}-hint`}>${field.hint}</p>` : null}
         ${messageFor(field.name)}
       </div>`;

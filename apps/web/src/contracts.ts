@@ -8,9 +8,26 @@ export type { QuarryErrorBody } from '../../../libs/contracts/src/errors';
 export type { ScanInput, ScanResult } from '../../../libs/contracts/src/scan';
 export type { ServerToClientEvents, ClientToServerEvents, SubscribeAck } from '../../../libs/contracts/src/events';
 import type { z } from 'zod';
-import type { fetchInputSchema, fetchResultSchema } from '../../../libs/contracts/src/kinds-planned';
+import type {
+  detectInputSchema,
+  detectResultSchema,
+  fetchInputSchema,
+  fetchResultSchema,
+  interpretInputSchema,
+  interpretResultSchema,
+  mentionsInputSchema,
+  mentionsResultSchema,
+  universalBuildSchema,
+} from '../../../libs/contracts/src/kinds-planned';
 export type FetchInput = z.input<typeof fetchInputSchema>;
 export type FetchResult = z.infer<typeof fetchResultSchema>;
+export type DetectInput = z.input<typeof detectInputSchema>;
+export type DetectResult = z.infer<typeof detectResultSchema>;
+export type UniversalBuild = z.infer<typeof universalBuildSchema>;
+export type MentionsInput = z.input<typeof mentionsInputSchema>;
+export type MentionsResult = z.infer<typeof mentionsResultSchema>;
+export type InterpretInput = z.input<typeof interpretInputSchema>;
+export type InterpretResult = z.infer<typeof interpretResultSchema>;
 
 /** What `GET /` answers with `Accept: application/json`. */
 export interface ServiceMap {

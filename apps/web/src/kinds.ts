@@ -6,9 +6,13 @@ export type FormValues = Record<string, string | boolean>;
 export interface FieldDef {
   name: string;
   label: string;
-  type: 'text' | 'url' | 'textarea' | 'checkbox';
+  type: 'text' | 'url' | 'textarea' | 'checkbox' | 'select';
   placeholder?: string;
   hint?: string;
+  /** `select` only; the first option is what an untouched field sends. */
+  options?: { value: string; label: string }[];
+  /** `textarea` only (default 5). */
+  rows?: number;
 }
 
 /**
@@ -61,6 +65,32 @@ function genericKind(kind: JobKind): KindDef {
 export function kindDef(kind: JobKind): KindDef {
   return registry.get(kind) ?? genericKind(kind);
 }
+
+/** The repository field every workspace kind starts with (detect, mentions, interpret). */
+export const ROOT_FIELD: FieldDef = {
+  name: 'root',
+  label: 'Repository path',
+  type: 'text',
+  placeholder: '/absolute/path/to/repo',
+  hint: 'An absolute path inside the workspace roots of this Quarry.',
+};
+
+/** What is wrong with a repository path before the server sees it, if anything. */
+export function rootProblem(value: unknown): string | undefined {
+  const root = String(value ?? '').trim();
+  if (!root) return 'Enter the path of a repository.';
+  if (!root.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(root)) return 'Use an absolute path, starting with "/".';
+  if (root.length > 4096) return 'A path is at most 4,096 characters.';
+  return undefined;
+}
+
+/** The form field a refusal concerns for a kind that reads a workspace: path errors are the root's. */
+export function workspaceFieldFor(error: QuarryErrorBody, fields: string[]): string | undefined {
+  return /^(path_|root_)/.test(error.kind) ? 'root' : fieldNamedIn(error, fields);
+}
+
+/** A form value as trimmed text ('' when absent). */
+export const text = (values: FormValues, name: string) => String(values[name] ?? '').trim();
 
 /** Names the field a message such as "input.root: …" or "root must be …" is about. */
 export function fieldNamedIn(error: QuarryErrorBody, fields: string[]): string | undefined {
