@@ -77,6 +77,9 @@ describe('the dashboard', () => {
       expect(languages.map((text) => text.trim()).sort()).toEqual(['Go', 'Markdown', 'Python', 'TypeScript']);
       expect(await result.locator('#dirs-h + table tbody tr').count()).toBe(20);
       expect(await result.locator('#largest-h + table tbody tr').count()).toBeGreaterThan(0);
+      // The stack of the tree, from the detection the scan runs beside its walk.
+      await expect(result.locator('#stack-h').innerText()).resolves.toMatch(/^Stack · \d+ services?$/);
+      expect(await result.locator('[data-stack] .service-card').count()).toBeGreaterThan(0);
       // The history is the snapshot's, then live: it starts queued and ends completed.
       const events = await page.locator('.events .event-type').allInnerTexts();
       expect(events[0]).toBe('completed');

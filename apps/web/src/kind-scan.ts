@@ -1,5 +1,6 @@
 import type { ScanInput, ScanResult } from './contracts.js';
-import { fieldNamedIn, registerKind } from './kinds.js';
+import { ServiceCards } from './kind-detect.js';
+import { ROOT_FIELD, registerKind, rootProblem, text, workspaceFieldFor } from './kinds.js';
 import { formatBytes, formatCount, formatDuration, html } from './ui.js';
 
 const PALETTE = ['#4f7cff', '#22b07d', '#f0a030', '#e0557a', '#9a6cf0', '#2cb5c9', '#c98a2c', '#7a8aa0'];
@@ -56,6 +57,12 @@ function ScanResultView({ result }: { result: ScanResult }) {
       <code>${result.root}</code> · skipped ${formatCount(skipped.ignored)} ignored, ${formatCount(skipped.binary)} binary,
       ${formatCount(skipped.symlinks)} symlinks, ${formatCount(skipped.unreadable)} unreadable
     </p>
+    ${result.stack?.length
+      ? html`<section aria-labelledby="stack-h" data-stack>
+          <h3 id="stack-h" class="section-title">Stack · ${result.stack.length} service${result.stack.length === 1 ? '' : 's'}</h3>
+          <${ServiceCards} services=${result.stack} />
+        </section>`
+      : null}
     <${LanguageChart} result=${result} />
     <div class="two-col">
       <section class="card" aria-labelledby="dirs-h">
@@ -92,17 +99,14 @@ function ScanResultView({ result }: { result: ScanResult }) {
 registerKind({
   kind: 'scan',
   title: 'Scan',
-  description: 'Walk a repository (honouring .gitignore) and count files, lines and bytes per language and directory.',
-  fields: [{ name: 'root', label: 'Repository path', type: 'text', placeholder: '/absolute/path/to/repo', hint: 'An absolute path inside the workspace roots of this Quarry.' }],
+  description: 'Walk a repository (honouring .gitignore): files, lines and bytes per language and directory, and the stack of every service.',
+  fields: [ROOT_FIELD],
   validate(values) {
-    const root = String(values.root ?? '').trim();
-    if (!root) return { root: 'Enter the path of a repository.' };
-    if (!root.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(root)) return { root: 'Use an absolute path, starting with "/".' };
-    if (root.length > 4096) return { root: 'A path is at most 4,096 characters.' };
-    return {};
+    const problem = rootProblem(values.root);
+    return problem ? { root: problem } : {};
   },
-  toInput: (values): ScanInput => ({ root: String(values.root).trim() }),
-  fieldFor: (error) => (/^(path_|root_)/.test(error.kind) ? 'root' : fieldNamedIn(error, ['root'])),
+  toInput: (values): ScanInput => ({ root: text(values, 'root') }),
+  fieldFor: (error) => workspaceFieldFor(error, ['root']),
   summary: (input) => (input as ScanInput)?.root ?? '',
   Result: ({ result }) => html`<${ScanResultView} result=${result as ScanResult} />`,
 });
