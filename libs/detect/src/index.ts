@@ -4,7 +4,7 @@ export { buildRegistry, type DetectionMode, type DetectorRegistry, type Detector
 export { STATIC_DETECTORS } from './detectors';
 export * from './ids';
 export type {
-  BuildPlan, BuildSystem, DetectedBy, Framework, FrameworkPlan, Language, Orchestrator, RootFacts, Runtime, RuntimePlan,
+  Answer, BuildPlan, BuildSystem, DetectedBy, Framework, FrameworkPlan, Language, Orchestrator, RootFacts, Runtime, RuntimePlan,
   ServiceContext, StackSoFar, Verdict, WorkspaceLayout, WorkspaceMember,
 } from './model';
 export { scanRepository, PRUNED_DIRECTORIES, MAX_DEPTH, type RepoScan } from './scan';

@@ -9,6 +9,13 @@ import type { RepoScan } from './scan';
 
 export type DetectedBy = 'static' | 'llm';
 
+/**
+ * A detector's answer. One that can say "not mine" from the file names alone answers at once;
+ * one that reads a manifest answers with a promise. The phases await only promises: a thousand
+ * services asking two dozen detectors would otherwise pay for fifty thousand empty awaits.
+ */
+export type Answer<T> = Verdict<T> | undefined | Promise<Verdict<T> | undefined>;
+
 export interface Verdict<T> {
   value: T;
   /** 1.0 for a manifest fact; below 1 for a heuristic (e.g. a convention guessed from file names). */
@@ -76,12 +83,12 @@ export interface WorkspaceLayout {
 export interface Orchestrator {
   readonly id: OrchestratorId;
   readonly role: 'members' | 'tasks';
-  detect(root: ServiceContext): Promise<Verdict<Omit<WorkspaceLayout, 'root'>> | undefined>;
+  detect(root: ServiceContext): Answer<Omit<WorkspaceLayout, 'root'>>;
 }
 
 export interface Language {
   readonly id: LanguageId;
-  detect(service: ServiceContext): Promise<Verdict<LanguageId> | undefined>;
+  detect(service: ServiceContext): Answer<LanguageId>;
 }
 
 export interface BuildPlan {
@@ -105,7 +112,7 @@ export interface BuildSystem {
   readonly id: BuildSystemId;
   /** Languages this build system serves; an empty list (LLM fallbacks) serves any. */
   readonly languages: readonly LanguageId[];
-  detect(service: ServiceContext, language: LanguageId): Promise<Verdict<BuildPlan> | undefined>;
+  detect(service: ServiceContext, language: LanguageId): Answer<BuildPlan>;
 }
 
 export interface FrameworkPlan {
@@ -121,7 +128,7 @@ export interface FrameworkPlan {
 export interface Framework {
   readonly id: FrameworkId;
   readonly languages: readonly LanguageId[];
-  detect(service: ServiceContext, stack: StackSoFar): Promise<Verdict<FrameworkPlan> | undefined>;
+  detect(service: ServiceContext, stack: StackSoFar): Answer<FrameworkPlan>;
 }
 
 export interface RuntimePlan {
@@ -136,7 +143,7 @@ export interface RuntimePlan {
 export interface Runtime {
   readonly id: RuntimeId;
   readonly languages: readonly LanguageId[];
-  detect(service: ServiceContext, stack: StackSoFar): Promise<Verdict<RuntimePlan> | undefined>;
+  detect(service: ServiceContext, stack: StackSoFar): Answer<RuntimePlan>;
 }
 
 /** What ServiceAnalysis has settled before it asks the next kind of detector. */

@@ -1,6 +1,6 @@
 import type { LanguageId } from './ids';
 import { directoryName, NO_ROOT_FACTS, serviceContext } from './context';
-import type { BuildPlan, FrameworkPlan, RootFacts, RuntimePlan, ServiceContext, Verdict, WorkspaceLayout } from './model';
+import type { Answer, BuildPlan, FrameworkPlan, RootFacts, RuntimePlan, ServiceContext, Verdict, WorkspaceLayout } from './model';
 import type { DetectorRegistry } from './registry';
 import { memberAt } from './assemble';
 import type { RepoScan } from './scan';
@@ -129,9 +129,10 @@ function memberName(service: ServiceContext): string | undefined {
 }
 
 /** Asks each detector in order and returns the first answer: registry order is priority order. */
-export async function firstVerdict<D, T>(detectors: readonly D[], ask: (detector: D) => Promise<Verdict<T> | undefined>): Promise<Verdict<T> | undefined> {
+export async function firstVerdict<D, T>(detectors: readonly D[], ask: (detector: D) => Answer<T>): Promise<Verdict<T> | undefined> {
   for (const detector of detectors) {
-    const verdict = await ask(detector);
+    const answer = ask(detector);
+    const verdict = answer instanceof Promise ? await answer : answer;
     if (verdict) return verdict;
   }
   return undefined;

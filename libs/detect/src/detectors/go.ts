@@ -46,7 +46,7 @@ async function goModule(service: ServiceContext): Promise<GoModule | undefined> 
 
 export const goLanguage: Language = {
   id: 'go',
-  async detect(service) {
+  detect(service) {
     return service.has('go.mod') ? found<LanguageId>('go') : undefined;
   },
 };

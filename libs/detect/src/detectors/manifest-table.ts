@@ -57,7 +57,7 @@ const makeOnly = (service: ServiceContext) => matchingRow(service) === undefined
 
 const MAKE_LANGUAGE_DETECTORS: Language[] = MAKE_LANGUAGES.map(({ language }) => ({
   id: language,
-  async detect(service) {
+  detect(service) {
     return makeOnly(service) === language ? found(language) : undefined;
   },
 }));
@@ -65,7 +65,7 @@ const MAKE_LANGUAGE_DETECTORS: Language[] = MAKE_LANGUAGES.map(({ language }) =>
 const MAKE_BUILD: BuildSystem = {
   id: 'make',
   languages: MAKE_LANGUAGES.map(({ language }) => language),
-  async detect(service) {
+  detect(service) {
     if (makeOnly(service) === undefined) return undefined;
     return found<BuildPlan>({ id: 'make', install: [], build: ['make'], cache: [] });
   },
@@ -74,7 +74,7 @@ const MAKE_BUILD: BuildSystem = {
 const MAKE_RUNTIME: Runtime = {
   id: 'native',
   languages: MAKE_LANGUAGES.map(({ language }) => language),
-  async detect(_service, stack) {
+  detect(_service, stack) {
     return stack.build.id === 'make' ? found({ name: 'native', version: { source: 'default' }, ports: [] }) : undefined;
   },
 };
@@ -93,7 +93,7 @@ function matchingRow(service: ServiceContext): ManifestRow | undefined {
 function rowLanguage(row: ManifestRow): Language {
   return {
     id: row.language,
-    async detect(service) {
+    detect(service) {
       return matchingRow(service) === row ? found(row.language) : undefined;
     },
   };
@@ -103,7 +103,7 @@ function rowBuild(row: ManifestRow): BuildSystem {
   return {
     id: row.build,
     languages: [row.language],
-    async detect(service) {
+    detect(service) {
       if (matchingRow(service) !== row) return undefined;
       return found<BuildPlan>({ id: row.build, install: row.install, build: row.buildCommands, cache: row.cache });
     },

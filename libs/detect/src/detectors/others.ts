@@ -16,7 +16,7 @@ const FRONTEND_NOTE = 'secondary runtime: node (package.json for front-end asset
 function manifestLanguage(id: LanguageId, manifest: string): Language {
   return {
     id,
-    async detect(service) {
+    detect(service) {
       if (!service.has(manifest)) return undefined;
       return found<LanguageId>(id, 1, service.has('package.json') ? [FRONTEND_NOTE] : []);
     },
@@ -148,7 +148,7 @@ function projectFile(service: ServiceContext): string | undefined {
 
 export const dotnetLanguage: Language = {
   id: 'csharp',
-  async detect(service) {
+  detect(service) {
     const project = projectFile(service);
     if (!project) return undefined;
     return found<LanguageId>(project.endsWith('.fsproj') ? 'fsharp' : 'csharp');
@@ -158,7 +158,7 @@ export const dotnetLanguage: Language = {
 export const dotnetBuild: BuildSystem = {
   id: 'dotnet',
   languages: DOTNET,
-  async detect(service) {
+  detect(service) {
     const project = projectFile(service);
     if (!project) return undefined;
     return found<BuildPlan>({

@@ -15,7 +15,7 @@ const PYTHON_MANIFESTS = ['pyproject.toml', 'requirements.txt', 'Pipfile', 'setu
 
 export const pythonLanguage: Language = {
   id: 'python',
-  async detect(service) {
+  detect(service) {
     if (!PYTHON_MANIFESTS.some((name) => service.has(name))) return undefined;
     const secondary = service.has('package.json') ? ['secondary runtime: node (package.json for front-end assets)'] : [];
     return found<LanguageId>('python', 1, secondary);

@@ -9,7 +9,7 @@ const RUST: readonly LanguageId[] = ['rust'];
 
 export const rustLanguage: Language = {
   id: 'rust',
-  async detect(service) {
+  detect(service) {
     return service.has('Cargo.toml') ? found<LanguageId>('rust') : undefined;
   },
 };

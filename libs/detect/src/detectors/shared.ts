@@ -26,15 +26,19 @@ export interface RequestedVersion {
  * (`.nvmrc`, `.python-version`…) then `.tool-versions` then `mise.toml`, nearest directory first.
  */
 export async function versionFromFiles(service: ServiceContext, files: string[], toolNames: string[]): Promise<RequestedVersion | undefined> {
+  // Only files that exist are read: most directories have none, and a thousand services would
+  // otherwise await a thousand empty reads each.
   for (const dir of searchDirs(service)) {
+    const has = (name: string) => service.scan.has(dir, name);
     for (const file of files) {
+      if (!has(file)) continue;
       const text = await service.scan.read(dir, file);
       const version = text?.split(/\r?\n/).map((line) => line.trim()).find((line) => line && !line.startsWith('#'));
       if (version) return { requested: version.replace(/^v(?=\d)/, ''), source: file };
     }
-    const asdf = toolVersion(await service.scan.read(dir, '.tool-versions'), toolNames);
+    const asdf = has('.tool-versions') ? toolVersion(await service.scan.read(dir, '.tool-versions'), toolNames) : undefined;
     if (asdf) return { requested: asdf, source: '.tool-versions' };
-    const mise = await service.scan.toml(dir, 'mise.toml');
+    const mise = has('mise.toml') ? await service.scan.toml(dir, 'mise.toml') : undefined;
     const miseVersion = toolNames.map((tool) => tomlString(mise, 'tools', tool)).find(Boolean);
     if (miseVersion) return { requested: miseVersion, source: 'mise.toml' };
   }
