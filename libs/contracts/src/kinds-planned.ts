@@ -58,6 +58,8 @@ export const mentionsResultSchema = z.object({
       sha256: z.string().optional(),
       /** @search/@grep: matching lines found in the workspace (the block shows at most 50). */
       matches: z.number().int().optional(),
+      /** Credentials replaced by `[REDACTED …]` in what was loaded (keys, tokens, passwords). */
+      redactions: z.number().int().optional(),
       error: errorEntry.optional(),
     }),
   ),
@@ -70,6 +72,8 @@ export const mentionsResultSchema = z.object({
     urls: z.number().int(),
     bytes: z.number().int(),
     estimatedTokens: z.number().int(),
+    /** Credentials redacted across every loaded file. */
+    redactions: z.number().int().optional(),
     cut: z.array(z.string()),
   }),
 });

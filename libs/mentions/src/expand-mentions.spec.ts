@@ -150,6 +150,9 @@ describe('expandMentions', () => {
     expect(result.augmentedPrompt).not.toContain('AKIAABCDEFGHIJKLMNOP');
     expect(result.augmentedPrompt).toContain('REDACTED');
     expect(result.augmentedPrompt).toContain('DEBUG = True');
+    expect(result.mentions[0].redactions).toBe(1);
+    expect(result.coverage.redactions).toBe(1);
+    expect(summarizeMentions(result)).toContain('Redacted 1 credential');
   });
 
   it('URLs are fetched through the injected fetcher, framed as untrusted, at most 10 per prompt', async () => {

@@ -43,6 +43,7 @@ export async function expandMentions(request: ExpandRequest, options: LoadOption
       urls: loaded.filter((entry) => entry.kind === 'url' && entry.outcome.status === 'loaded').length,
       bytes: augmented.bytes,
       estimatedTokens: augmented.estimatedTokens,
+      redactions: sum(loaded.map((entry) => entry.redactions ?? 0)),
       cut: augmented.cut,
     },
   };
@@ -60,6 +61,7 @@ function entryFor(mention: ParsedMention, loaded: LoadedMention, contribution: {
     lines: contribution.lines,
     ...(loaded.sha256 ? { sha256: loaded.sha256 } : {}),
     ...(loaded.matches === undefined ? {} : { matches: loaded.matches }),
+    ...(loaded.redactions ? { redactions: loaded.redactions } : {}),
   };
 }
 
@@ -88,6 +90,8 @@ export function summarizeMentions(result: MentionsResult): string {
   }
   const ignored = result.mentions.filter((entry) => entry.status === 'ignored');
   if (ignored.length) lines.push(`Left as text: ${ignored.map((entry) => entry.raw).join(', ')} (no such file)`);
+  const redactions = result.coverage.redactions ?? 0;
+  if (redactions) lines.push(`Redacted ${redactions} credential${redactions === 1 ? '' : 's'} (keys, tokens or passwords) from the loaded files`);
   for (const cut of result.coverage.cut) lines.push(`Cut: ${cut}`);
   lines.push(`${result.coverage.bytes.toLocaleString('en-US')} bytes, about ${result.coverage.estimatedTokens.toLocaleString('en-US')} tokens`);
   return lines.join('\n');

@@ -42,6 +42,8 @@ export interface LoadedMention {
   sha256?: string;
   /** Matches found by a search or grep, all counted (the block shows at most 50). */
   matches?: number;
+  /** Credentials redacted in what was loaded for it. */
+  redactions?: number;
 }
 
 export const DEFAULT_MAX_URLS = 10;
@@ -141,7 +143,7 @@ async function loadFile(mention: PathMention, resolved: ResolvedPath, context: L
   const whole = await readWholeOrRange(read, requested);
   const file = requested ?? whole;
   const block: ContextBlock = { kind: 'file', path: resolved.relative, text: whole.text, ...(file.language ? { language: file.language.toLowerCase() } : {}), redactions: file.redactions };
-  return { kind: 'file', sha256: file.sha256, outcome: { status: 'loaded', block } };
+  return { kind: 'file', sha256: file.sha256, redactions: file.redactions, outcome: { status: 'loaded', block } };
 }
 
 /**
