@@ -35,6 +35,9 @@ describe('operations endpoints', () => {
     expect(spec.status).toBe(200);
     expect(spec.body.paths['/v1/jobs'].post).toBeDefined();
     expect(spec.body.components.schemas.scanInput.properties.root).toBeDefined();
+    expect(spec.body.components.schemas.mentionsInput.properties.prompt).toBeDefined();
+    expect(spec.body.components.schemas.interpretInput.properties.context).toBeDefined();
+    expect(spec.body.paths['/v1/mentions/parse'].post.requestBody.content['application/json'].schema.properties.text).toBeDefined();
   });
 
   it('serves the queue dashboard and a map of the service', async () => {

@@ -78,6 +78,9 @@ export const mentionsResultSchema = z.object({
   }),
 });
 
+/** POST /v1/mentions/parse: the typed parse of a prompt, synchronously, nothing loaded. */
+export const mentionsParseRequestSchema = z.object({ text: z.string().max(1_000_000) });
+
 export const fetchInputSchema = z.object({
   url: z.string().min(1).max(8192),
   force: z.boolean().default(false),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BUILT_KINDS, JOB_CONTRACTS, JOB_KINDS, jobViewSchema, quarryErrorSchema } from '@quarry/contracts';
+import { BUILT_KINDS, JOB_CONTRACTS, JOB_KINDS, jobViewSchema, mentionsParseRequestSchema, quarryErrorSchema } from '@quarry/contracts';
 import type { OpenAPIObject } from '@nestjs/swagger';
 
 /**
@@ -57,6 +57,13 @@ export function buildOpenApiDocument(): OpenAPIObject {
       '/v1/jobs/{id}/events': { get: { summary: "The job's history", parameters: [idParam] as never, responses: { '200': { description: '[{at, type, data}]' }, '404': error } } },
       '/v1/jobs/{id}/cancel': { post: { summary: 'Cancel a queued or running job', parameters: [idParam] as never, responses: { '200': { description: 'Cancelled', ...job }, '404': error, '409': error } } },
       '/v1/jobs/{id}/retry': { post: { summary: 'Run a failed or cancelled job again', parameters: [idParam] as never, responses: { '202': { description: 'Queued again', ...job }, '404': error, '409': error } } },
+      '/v1/mentions/parse': {
+        post: {
+          summary: "The typed parse of a prompt's mentions (spans, syntax errors with fix-its), synchronously; nothing is loaded",
+          requestBody: { required: true, content: { 'application/json': { schema: schema(mentionsParseRequestSchema) } } as never },
+          responses: { '200': { description: '{mentions:[{kind, raw, span, path?, range?, query?, pattern?, url?}], errors:[{kind, raw, span, message, suggestion?}]}' }, '400': error, '401': error },
+        },
+      },
       '/health': { get: { summary: 'Liveness', security: [], responses: { '200': { description: 'ok' } } } },
       '/ready': { get: { summary: 'Readiness (Redis and Postgres)', security: [], responses: { '200': { description: 'ready' }, '503': { description: 'not ready' } } } },
       '/metrics': { get: { summary: 'Prometheus metrics', security: [], responses: { '200': { description: 'text exposition format' } } } },
