@@ -1,17 +1,8 @@
 import { realpath } from 'node:fs/promises';
-import { QuarryError } from '@quarry/contracts';
 import { findFiles } from './find-files';
+import { failure } from './testing/failure';
 import { makeTempTree, removeTempTree } from './testing/temp-tree';
 
-async function failure(promise: Promise<unknown>): Promise<QuarryError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof QuarryError) return error;
-    throw error;
-  }
-  throw new Error('expected a QuarryError, got a result');
-}
 
 describe('findFiles', () => {
   let root: string;

@@ -1,18 +1,9 @@
 import { mkdir, realpath, symlink } from 'node:fs/promises';
 import * as path from 'node:path';
-import { QuarryError } from '@quarry/contracts';
 import { listDirectory } from './list-directory';
+import { failure } from './testing/failure';
 import { makeTempTree, removeTempTree } from './testing/temp-tree';
 
-async function failure(promise: Promise<unknown>): Promise<QuarryError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof QuarryError) return error;
-    throw error;
-  }
-  throw new Error('expected a QuarryError, got a result');
-}
 
 const paths = (listing: { entries: Array<{ path: string }> }) => listing.entries.map((entry) => entry.path);
 

@@ -2,20 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { realpath, rename, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { QuarryError } from '@quarry/contracts';
 import { FileCache } from './file-cache';
 import { readWorkspaceFile } from './read-workspace-file';
+import { failure } from './testing/failure';
 import { makeTempTree, removeTempTree } from './testing/temp-tree';
 
-async function failure(promise: Promise<unknown>): Promise<QuarryError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof QuarryError) return error;
-    throw error;
-  }
-  throw new Error('expected a QuarryError, got a result');
-}
 
 const numbered = (count: number, width = 0) => Array.from({ length: count }, (_, index) => `line ${index + 1}`.padEnd(width, '.')).join('\n') + '\n';
 const GITHUB_TOKEN = 'gh' + 'p_' + 'aB3xK9mQ2zR7tW5vaB3xK9mQ2zR7tW5vaB3x';

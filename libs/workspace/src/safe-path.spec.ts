@@ -1,21 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, realpath, symlink } from 'node:fs/promises';
 import * as path from 'node:path';
-import { QuarryError } from '@quarry/contracts';
 import { resolveInsideRoot } from './safe-path';
+import { failure } from './testing/failure';
 import { makeTempTree, removeTempTree } from './testing/temp-tree';
 
 const isRoot = process.getuid?.() === 0;
 
-async function failure(promise: Promise<unknown>): Promise<QuarryError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof QuarryError) return error;
-    throw error;
-  }
-  throw new Error('expected a QuarryError, got a result');
-}
 
 describe('resolveInsideRoot', () => {
   let root: string;
