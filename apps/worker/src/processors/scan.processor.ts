@@ -16,8 +16,13 @@ export class ScanProcessor implements JobHandler<'scan'> {
   async run(input: ScanInput, context: JobContext): Promise<ScanResult> {
     // Checked again here: a worker on another machine has its own view of the allowed roots.
     const root = await resolveWorkspaceRoot(input.root, this.config.workspaceRoots);
-    // Detection reads a few manifests near the top; it runs beside the walk, not after it.
-    const stack = this.detector.detect(root, undefined, context.signal);
+    // Detection reads a few manifests near the top; it runs beside the walk, not after it. A
+    // detection that fails (other than by cancellation) leaves the scan without `stack` rather
+    // than failing a long scan; the detect job reports such failures in full.
+    const stack = this.detector.detect(root, undefined, context.signal).catch((error: unknown) => {
+      if (context.signal.aborted) throw error;
+      return undefined;
+    });
     stack.catch(() => undefined); // awaited below; a walk failure must not leave it unhandled
     const summary = await scanRepository(root, {
       signal: context.signal,
@@ -27,6 +32,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
           progress.stage === 'listing' ? { stage: 'listing', done: 0, message: `${progress.done} files found` } : progress,
         ),
     });
-    return { ...summary, stack: await stack };
+    const services = await stack;
+    return services ? { ...summary, stack: services } : summary;
   }
 }
