@@ -5,6 +5,7 @@ import IORedis from 'ioredis';
 import { QuarryError, type ErrorKind, type JobInput, type JobKind, type JobResult } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
 import { JobRepository } from '@quarry/db';
+import { gateUrl, parseAllowList } from '@quarry/fetch';
 import { cancelChannel, jobOptionsFor, QueuedJobData, redisOptions } from '@quarry/queue';
 import type { JobContext } from './job-handler';
 
@@ -23,12 +24,24 @@ const POLL_MS = 50;
 export class ChildJobs implements OnApplicationShutdown {
   private readonly queues = new Map<JobKind, Queue<QueuedJobData>>();
   private readonly connection: IORedis;
+  private readonly fetchAllow: ReturnType<typeof parseAllowList>;
 
   constructor(
     @Inject(QUARRY_CONFIG) private readonly config: QuarryConfig,
     private readonly jobs: JobRepository,
   ) {
     this.connection = new IORedis(redisOptions(config.redisUrl));
+    this.fetchAllow = parseAllowList(config.fetch.allow);
+  }
+
+  /**
+   * A URL as text, fetched by a child fetch job. A URL the gate refuses (scheme, credentials, an
+   * internal literal address) fails here, before any job is made of it. The child may wait for a
+   * queue slot and retry once; past that it fails as `url_timeout`.
+   */
+  fetch(parent: JobContext, url: string): Promise<JobResult<'fetch'>> {
+    const gated = gateUrl(url, { allow: this.fetchAllow }).toString();
+    return this.run(parent, 'fetch', { url: gated, force: false }, this.config.fetch.timeoutMs * 2 + 30_000);
   }
 
   async run<K extends JobKind>(parent: JobContext, kind: K, input: JobInput<K>, timeoutMs: number): Promise<JobResult<K>> {

@@ -5,6 +5,7 @@ import { EXIT } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { formatServices } from './detect';
 import { ClientOptions, clientFrom, report } from './jobs';
+import { localRoot, withLocalTools } from './local';
 
 type InterpretResult = JobResult<'interpret'>;
 
@@ -37,29 +38,21 @@ export async function askCommand(query: string, options: AskOptions): Promise<nu
   }
 
   const config = loadConfig();
-  const { resolveWorkspaceRoot } = await import('@quarry/workspace');
   const { interpretQuery, workspaceTools } = await import('@quarry/interpret');
   const { detectStack } = await import('@quarry/detect');
-  const { SafeFetcher } = await import('@quarry/fetch');
-  const real = await resolveWorkspaceRoot(root, [path.parse(root).root]);
+  const real = await localRoot(root);
   const llm = config.llm && options.ai !== false ? new (await import('@quarry/llm')).LlmClient(config.llm) : undefined;
-  const fetcher = new SafeFetcher({ allow: config.fetch.allow, maxBytes: config.fetch.maxBytes, timeoutMs: config.fetch.timeoutMs });
-  try {
+  const result = await withLocalTools(config, (fetcher) => {
     const host = workspaceTools({
       root: real,
-      allowSecrets: config.files.allowSecrets,
-      maxFileBytes: config.files.maxFileBytes,
-      searchTimeoutMs: config.files.searchTimeoutMs,
+      ...config.files,
       detectStack: (directory, signal) => detectStack(directory, { mode: config.detectionMode, llm, signal }),
       fetchUrl: (url, signal) => fetcher.fetch(url, { signal }),
     });
-    const result = await interpretQuery({ ...input, root: real, llm, host });
-    console.log(options.json ? JSON.stringify(result, null, 2) : formatAnswer(result));
-    return result.results.some((entry) => !entry.ok) ? EXIT.failed : EXIT.ok;
-  } finally {
-    await fetcher.close();
-    await (await import('@quarry/search')).closeSharedSearchPool();
-  }
+    return interpretQuery({ ...input, root: real, llm, host });
+  });
+  console.log(options.json ? JSON.stringify(result, null, 2) : formatAnswer(result));
+  return result.results.some((entry) => !entry.ok) ? EXIT.failed : EXIT.ok;
 }
 
 export function formatAnswer(result: InterpretResult): string {

@@ -4,6 +4,7 @@ import { loadConfig } from '@quarry/config';
 import { EXIT } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { ClientOptions, clientFrom, report } from './jobs';
+import { localRoot } from './local';
 
 type Services = JobResult<'detect'>;
 type Mode = 'full' | 'static' | 'llm-only';
@@ -24,10 +25,8 @@ export async function detectCommand(target: string, options: Partial<ClientOptio
     return report(outcome, options as ClientOptions, job.id, (result) => formatServices(result as Services));
   }
   const config = loadConfig();
-  const { resolveWorkspaceRoot } = await import('@quarry/workspace');
   const { detectStack } = await import('@quarry/detect');
-  // Your own files, so no allowed-roots limit; the check still gives typed errors (missing, not a directory).
-  const real = await resolveWorkspaceRoot(root, [path.parse(root).root]);
+  const real = await localRoot(root);
   const llm = config.llm && (options.mode ?? config.detectionMode) !== 'static' ? new (await import('@quarry/llm')).LlmClient(config.llm) : undefined;
   const services = await detectStack(real, { mode: options.mode ?? config.detectionMode, llm });
   console.log(options.json ? JSON.stringify(services, null, 2) : formatServices(services));

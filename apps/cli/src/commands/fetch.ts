@@ -4,6 +4,7 @@ import { EXIT } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { humanBytes } from '../scan-summary';
 import { ClientOptions, clientFrom, report } from './jobs';
+import { localFetcher } from './local';
 
 type FetchResult = JobResult<'fetch'>;
 
@@ -20,13 +21,7 @@ export async function fetchCommand(url: string, options: Partial<ClientOptions> 
     display.end();
     return report(outcome, options as ClientOptions, job.id, (result) => formatFetched(result as FetchResult));
   }
-  const { SafeFetcher } = await import('@quarry/fetch');
-  const config = loadConfig();
-  const fetcher = new SafeFetcher({
-    allow: config.fetch.allow,
-    maxBytes: config.fetch.maxBytes,
-    timeoutMs: config.fetch.timeoutMs,
-  });
+  const fetcher = await localFetcher(loadConfig());
   try {
     const result = await fetcher.fetch(url, { force: options.force });
     console.log(options.json ? JSON.stringify(result, null, 2) : formatFetched(result));

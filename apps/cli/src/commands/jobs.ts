@@ -4,7 +4,8 @@ import { JobOutcome, QuarryClient } from '../quarry-client';
 import { EXIT, printError } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { formatScanSummary } from '../scan-summary';
-import { resolveWorkspaceRoot, scanRepository } from '@quarry/workspace';
+import { scanRepository } from '@quarry/workspace';
+import { localRoot } from './local';
 
 
 export interface ClientOptions {
@@ -41,7 +42,7 @@ export async function scanCommand(target: string, options: ClientOptions & { wai
 /** In-process scan (no server needed), for quick looks and for comparing with a job's result. */
 async function scanLocally(root: string, options: ClientOptions): Promise<number> {
   const display = new ProgressDisplay('scan');
-  const realRoot = await resolveWorkspaceRoot(root, [path.parse(root).root]);
+  const realRoot = await localRoot(root);
   const result = await scanRepository(realRoot, { onProgress: (progress) => !options.json && display.update(progress) });
   display.end();
   console.log(options.json ? JSON.stringify(result, null, 2) : formatScanSummary(result));

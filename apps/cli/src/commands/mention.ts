@@ -5,6 +5,7 @@ import { loadConfig } from '@quarry/config';
 import { EXIT } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { ClientOptions, clientFrom, report } from './jobs';
+import { localRoot, withLocalTools } from './local';
 
 type MentionsResult = JobResult<'mentions'>;
 
@@ -45,28 +46,12 @@ export async function mentionCommand(promptArgument: string, options: MentionOpt
   }
 
   const config = loadConfig();
-  const { resolveWorkspaceRoot } = await import('@quarry/workspace');
-  const { SafeFetcher } = await import('@quarry/fetch');
-  const real = await resolveWorkspaceRoot(root, [path.parse(root).root]);
-  const fetcher = new SafeFetcher({ allow: config.fetch.allow, maxBytes: config.fetch.maxBytes, timeoutMs: config.fetch.timeoutMs });
-  try {
-    const result = await expandMentions(
-      { prompt, maxBytes: options.budget },
-      {
-        root: real,
-        allowSecrets: config.files.allowSecrets,
-        maxFileBytes: config.files.maxFileBytes,
-        searchTimeoutMs: config.files.searchTimeoutMs,
-        maxUrls: config.files.maxUrls,
-        fetchUrl: (url, signal) => fetcher.fetch(url, { signal }),
-      },
-    );
-    console.log(print(result));
-    return EXIT.ok;
-  } finally {
-    await fetcher.close();
-    await (await import('@quarry/search')).closeSharedSearchPool();
-  }
+  const real = await localRoot(root);
+  const result = await withLocalTools(config, (fetcher) =>
+    expandMentions({ prompt, maxBytes: options.budget }, { root: real, ...config.files, fetchUrl: (url, signal) => fetcher.fetch(url, { signal }) }),
+  );
+  console.log(print(result));
+  return EXIT.ok;
 }
 
 function formatParse(parsed: ReturnType<typeof import('@quarry/mentions').parseMentions>): string {

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { JobInput, JobResult } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
-import { gateUrl, parseAllowList } from '@quarry/fetch';
 import { interpretQuery, workspaceTools } from '@quarry/interpret';
 import { LlmClient } from '@quarry/llm';
 import { FileCache, resolveWorkspaceRoot } from '@quarry/workspace';
@@ -29,16 +28,12 @@ export class InterpretProcessor implements JobHandler<'interpret'> {
 
   async run(input: JobInput<'interpret'>, context: JobContext): Promise<JobResult<'interpret'>> {
     const root = await resolveWorkspaceRoot(input.root, this.config.workspaceRoots);
-    const { files, fetch } = this.config;
-    const allow = parseAllowList(fetch.allow);
     const host = workspaceTools({
       root,
+      ...this.config.files,
       fileCache: this.files,
-      allowSecrets: files.allowSecrets,
-      maxFileBytes: files.maxFileBytes,
-      searchTimeoutMs: files.searchTimeoutMs,
       detectStack: (directory, signal) => this.detector.detect(directory, undefined, signal ?? context.signal),
-      fetchUrl: (url) => this.children.run(context, 'fetch', { url: gateUrl(url, { allow }).toString(), force: false }, fetch.timeoutMs * 2 + 30_000),
+      fetchUrl: (url) => this.children.fetch(context, url),
     });
     return interpretQuery({
       query: input.query,

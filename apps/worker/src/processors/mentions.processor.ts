@@ -1,8 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import type { JobInput, JobResult } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
-import { gateUrl, parseAllowList } from '@quarry/fetch';
-import { expandMentions, type FetchedPage } from '@quarry/mentions';
+import { expandMentions } from '@quarry/mentions';
 import { closeSharedSearchPool } from '@quarry/search';
 import { FileCache, resolveWorkspaceRoot } from '@quarry/workspace';
 import { ChildJobs } from '../child-jobs';
@@ -24,31 +23,20 @@ export class MentionsProcessor implements JobHandler<'mentions'>, OnApplicationS
 
   async run(input: JobInput<'mentions'>, context: JobContext): Promise<JobResult<'mentions'>> {
     const root = await resolveWorkspaceRoot(input.root, this.config.workspaceRoots);
-    const { files, fetch } = this.config;
-    const allow = parseAllowList(fetch.allow);
-    // A child may wait for a queue slot and retry once; past this, the mention fails with url_timeout.
-    const childTimeoutMs = fetch.timeoutMs * 2 + 30_000;
-    const fetchUrl = async (url: string): Promise<FetchedPage> => {
-      const gated = gateUrl(url, { allow }).toString(); // refuse what can never pass before making a job of it
-      return this.children.run(context, 'fetch', { url: gated, force: false }, childTimeoutMs);
-    };
     return expandMentions(
       { prompt: input.prompt, maxBytes: input.budget?.maxBytes },
       {
         root,
+        ...this.config.files,
         fileCache: this.files,
-        allowSecrets: files.allowSecrets,
-        maxFileBytes: files.maxFileBytes,
-        searchTimeoutMs: files.searchTimeoutMs,
-        maxUrls: files.maxUrls,
-        fetchUrl,
+        fetchUrl: (url) => this.children.fetch(context, url),
         signal: context.signal,
         onProgress: context.progress,
       },
     );
   }
 
-  /** The search threads are shared by the process; they stop after the jobs drained. */
+  /** The search threads are shared by the process (mentions and interpret); retired after the jobs drained. */
   async onApplicationShutdown(): Promise<void> {
     await closeSharedSearchPool();
   }
