@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { mentionsResultSchema, QuarryError } from '@quarry/contracts';
 import { closeSharedSearchPool } from '@quarry/search';
 import { FileCache } from '@quarry/workspace';
+import { makeTempTree, removeTempTree } from '../../workspace/src/testing/temp-tree';
 import { expandMentions, summarizeMentions, type FetchedPage, type LoadOptions } from './index';
 
 /*
@@ -18,33 +18,34 @@ const fetched: string[] = [];
 
 const appLines = Array.from({ length: 60 }, (_, index) => `const line${index + 1} = ${index + 1}; // TODO(ana): check`);
 
-beforeAll(() => {
-  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-mentions-')));
-  outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-outside-')));
-  const write = (relative: string, content: string | Buffer) => {
-    fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true });
-    fs.writeFileSync(path.join(root, relative), content);
-  };
-  write('src/app.ts', `${appLines.join('\n')}\n`);
-  write('src/utils.ts', 'export const add = (a: number, b: number) => a + b;\n');
-  write('docs/api.md', '# API\n\nGET /v1/jobs lists jobs.\n');
-  write('docs/guide v2.md', '# Guide with a space\n');
-  write('notes.md', 'short notes\n');
-  write('image.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
-  write('big.log', `${'x'.repeat(99)}\n`.repeat(20_000)); // 2 MB, over a 1 MiB cap
-  write('.env', 'DATABASE_PASSWORD=hunter2\n');
-  write('config/settings.py', 'AWS_ACCESS_KEY_ID = "AKIAABCDEFGHIJKLMNOP"\nDEBUG = True\n');
-  write('.gitignore', 'ignored/\n');
-  write('ignored/secret-todo.ts', 'TODO(nobody)\n');
-  fs.writeFileSync(path.join(outside, 'passwd'), 'root:x:0:0\n');
+beforeAll(async () => {
+  root = fs.realpathSync(
+    await makeTempTree(
+      {
+        'src/app.ts': `${appLines.join('\n')}\n`,
+        'src/utils.ts': 'export const add = (a: number, b: number) => a + b;\n',
+        'docs/api.md': '# API\n\nGET /v1/jobs lists jobs.\n',
+        'docs/guide v2.md': '# Guide with a space\n',
+        'notes.md': 'short notes\n',
+        'image.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]),
+        'big.log': `${'x'.repeat(99)}\n`.repeat(20_000), // 2 MB, over a 1 MiB cap
+        '.env': 'DATABASE_PASSWORD=hunter2\n',
+        'config/settings.py': 'AWS_ACCESS_KEY_ID = "AKIAABCDEFGHIJKLMNOP"\nDEBUG = True\n',
+        '.gitignore': 'ignored/\n',
+        'ignored/secret-todo.ts': 'TODO(nobody)\n',
+      },
+      'quarry-mentions-',
+    ),
+  );
+  outside = fs.realpathSync(await makeTempTree({ passwd: 'root:x:0:0\n' }, 'quarry-outside-'));
   fs.symlinkSync(path.join(outside, 'passwd'), path.join(root, 'escape.txt'));
   execFileSync('mkfifo', [path.join(root, 'pipe')]);
 });
 
 afterAll(async () => {
   await closeSharedSearchPool();
-  fs.rmSync(root, { recursive: true, force: true });
-  fs.rmSync(outside, { recursive: true, force: true });
+  await removeTempTree(root);
+  await removeTempTree(outside);
 });
 
 const fetchUrl = async (url: string): Promise<FetchedPage> => {
