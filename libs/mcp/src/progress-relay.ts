@@ -51,6 +51,7 @@ export class ProgressRelay {
   }
 
   private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     const notice = this.pending;
     this.pending = undefined;
