@@ -96,7 +96,8 @@ describe('MCP over Streamable HTTP at /mcp', () => {
         request.on('error', reject);
         request.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }));
       });
-    for (const headers of [{ host: `evil.example:${port}` }, { origin: `http://evil.example:${port}` }]) {
+    const foreign: Array<Record<string, string>> = [{ host: `evil.example:${port}` }, { origin: `http://evil.example:${port}` }];
+    for (const headers of foreign) {
       const refused = await initialize(headers);
       expect({ headers, status: refused.status }).toEqual({ headers, status: 403 });
       expect(JSON.parse(refused.body)).toMatchObject({ kind: 'forbidden' });
