@@ -64,6 +64,13 @@ describe('WorkspaceOperations', () => {
     expect(allowed.lines[0].text).not.toContain('abcdefghijklmnop');
   });
 
+  it('takes an absolute path inside the repository as relative to it, and refuses one outside', async () => {
+    expect(await read({ path: `${root}/no-newline.txt` })).toMatchObject({ path: 'no-newline.txt', lines: [{ number: 1, text: 'a' }, { number: 2, text: 'b' }] });
+    const listing = await operations().run('list_directory', { root, path: root, recursive: false }, new AbortController().signal);
+    expect(listing.entries.map((entry) => entry.path)).toContain('long.txt');
+    expect((await failure(read({ path: '/etc/hostname' }))).kind).toBe('path_outside_root');
+  });
+
   it('checks the repository through the injected policy before touching it', async () => {
     const refusing = new WorkspaceOperations({
       resolveRoot: async () => {

@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import {
   QuarryError,
   READ_FILE_MAX_LINES,
@@ -7,7 +8,7 @@ import {
   type WorkspaceToolResult,
 } from '@quarry/contracts';
 import { searchWorkspace } from '@quarry/search';
-import { FileCache, findFiles, listDirectory, readWorkspaceFile, type WorkspaceFile } from '@quarry/workspace';
+import { FileCache, findFiles, isInside, listDirectory, readWorkspaceFile, type WorkspaceFile } from '@quarry/workspace';
 
 export interface WorkspaceOperationsOptions {
   /** The real path of a repository the caller may read, or a typed error (path_outside_root, root_not_found…). */
@@ -33,11 +34,11 @@ export class WorkspaceOperations {
   }
 
   async run<T extends WorkspaceToolName>(name: T, rawInput: WorkspaceToolInput<T>, signal: AbortSignal): Promise<WorkspaceToolResult<T>> {
-    const input = WORKSPACE_TOOL_CONTRACTS[name].input.parse(rawInput) as WorkspaceToolInput<T>;
+    const parsed = WORKSPACE_TOOL_CONTRACTS[name].input.parse(rawInput) as WorkspaceToolInput<T>;
     signal.throwIfAborted();
-    const root = await this.options.resolveRoot(input.root);
+    const root = await this.options.resolveRoot(parsed.root);
     const operation = this.operations[name] as Operation<T>;
-    return operation(root, input, signal);
+    return operation(root, withRelativePaths(parsed, [parsed.root, root]), signal);
   }
 
   private readonly operations: { [T in WorkspaceToolName]: Operation<T> } = {
@@ -105,6 +106,28 @@ export class WorkspaceOperations {
       redactions: file.redactions,
     };
   }
+}
+
+/** The arguments that name a file or directory inside the repository. */
+const PATH_ARGUMENTS = ['path', 'directory'] as const;
+
+/**
+ * Agents often name files by absolute path: one inside the repository (as named, or as its real
+ * path) becomes relative to it. Any other absolute path is left for the workspace library to
+ * refuse (path_outside_root).
+ */
+function withRelativePaths<I extends Record<string, unknown>>(input: I, roots: string[]): I {
+  let result = input;
+  for (const name of PATH_ARGUMENTS) {
+    const value = input[name];
+    if (typeof value !== 'string' || !path.isAbsolute(value)) continue;
+    for (const root of roots) {
+      if (!path.isAbsolute(root) || !isInside(root, value)) continue;
+      result = { ...result, [name]: path.relative(root, value).split(path.sep).join('/') || '.' };
+      break;
+    }
+  }
+  return result;
 }
 
 /** Lines without their terminators; a final newline does not start another line. */

@@ -47,7 +47,7 @@ export const WORKSPACE_TOOLS: readonly ToolSpec[] = [
     title: 'Read a file',
     description: `Read a file of a repository, or a range of its lines. Returns the lines with their 1-based line numbers, at most ${READ_FILE_MAX_LINES.toLocaleString('en-US')} per call (when more follow, the answer says so; call again with startLine). Credentials in the file are redacted. Refuses binary files and paths outside the repository; a missing path comes back as file_not_found with the closest existing paths.`,
     fields: {
-      path: 'The file, relative to the repository root, e.g. "src/app.ts".',
+      path: 'The file, relative to the repository root (e.g. "src/app.ts"), or its absolute path inside the repository.',
       startLine: 'First line to return, 1-based (default 1).',
       endLine: `Last line to return, inclusive (default: the end of the file, at most ${READ_FILE_MAX_LINES.toLocaleString('en-US')} lines after startLine).`,
     },
@@ -66,7 +66,7 @@ export const WORKSPACE_TOOLS: readonly ToolSpec[] = [
     description:
       'List a directory of a repository the way git sees it (ignored files and .git left out; directories are those holding at least one file): sub-directories first (with a trailing /), then files with their sizes. Set recursive to see the tree below it, 4 levels deep. At most 200 entries; totalEntries counts them all.',
     fields: {
-      path: 'The directory, relative to the repository root; "." (default) is the root.',
+      path: 'The directory, relative to the repository root (or absolute, inside it); "." (default) is the root.',
       recursive: 'List everything below the directory (up to 4 levels) instead of its direct children (default false).',
       pattern: 'Only entries whose name matches this glob, e.g. "*.ts"; with a "/" it matches paths below the directory.',
     },
