@@ -44,6 +44,7 @@ function jobTool<K extends JobKind, O extends z.ZodObject>(spec: JobToolSpec<K, 
     input,
     output: spec.output,
     annotations: spec.annotations,
+    jobKind: spec.kind,
     async run(args, { backend, signal, progress }) {
       const { repository, ...rest } = args as Record<string, unknown> & { repository?: string };
       const jobInput = (readsRepository ? { ...rest, root: chooseRepository(repository, backend.defaultRepository) } : rest) as JobInput<K>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { JobKind } from '@quarry/contracts';
 import type { QuarryBackend } from './backend';
 import type { ProgressRelay } from './progress-relay';
 import type { ToolOutput } from './tool-result';
@@ -22,6 +23,8 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodOb
   input: I;
   output: O;
   annotations: ToolAnnotations;
+  /** The job kind a job-backed tool runs. */
+  jobKind?: JobKind;
   run(args: z.infer<I>, context: ToolContext): Promise<ToolOutput>;
 }
 

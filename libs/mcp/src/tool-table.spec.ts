@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JOB_CONTRACTS, WORKSPACE_TOOL_CONTRACTS } from '@quarry/contracts';
+import { BUILT_KINDS, JOB_CONTRACTS, WORKSPACE_TOOL_CONTRACTS } from '@quarry/contracts';
 import { describeFields, toolInputFrom } from './repository-argument';
 import { QUARRY_TOOLS, ToolTable } from './tool-table';
 
@@ -29,6 +29,10 @@ describe('the tool table', () => {
         expect({ tool: spec.name, field, schema: derived }).toEqual({ tool: spec.name, field, schema: original });
       }
     }
+  });
+
+  it('has a tool for every job kind the server runs', () => {
+    for (const kind of BUILT_KINDS) expect({ kind, tools: QUARRY_TOOLS.filter((spec) => spec.jobKind === kind).length }).toEqual({ kind, tools: 1 });
   });
 
   it('lists JSON Schemas with a description for every argument and no unknown arguments allowed', () => {
