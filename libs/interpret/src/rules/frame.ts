@@ -49,7 +49,9 @@ export interface Frame {
 }
 
 const ROOT_WORDS = /^(?:root|repo|repository|project|codebase|workspace|top-level|toplevel)$/i;
-const FOLDER_WORD = '(?:folder|directory|dir|subfolder|subdirectory|package|crate|module)';
+const FOLDER_WORD = '(?:folder|directory|dir|subfolder|subdirectory)(?![\\w.-])';
+/** "the engine crate", "the api package": a place only when such a directory exists ("the uuid package" is a dependency). */
+const WEAK_FOLDER_WORD = '(?:package|crate|module|project|app)(?![\\w.-])';
 /** Words before "folder" that do not name one ("show directory contents", "which folder"). */
 const NOT_A_FOLDER_NAME = /^(?:show|list|display|print|open|view|read|search|find|grep|whole|entire|parent|home|each|every|new|other|empty|which|what|whose|same|one|source|target|output|given|specific|particular|a|an|the|this|that|current|working|previous|last|earlier|its|their|my|our|your|hidden|dot|of|in|into|to|from)$/i;
 const LOCATION_PREPOSITION = '(?:in|under|inside|within|from|of|at|across|beneath|below|throughout)';
@@ -70,8 +72,8 @@ export function parseFrame(text: string, references: References, view?: Workspac
   takeKind(sentence, frame);
   frame.files = sentence
     .rest()
-    .filter((token) => !token.quoted && (isFileName(token.text) || (isSlashedPath(token.text) && view?.kind(clean(token.text)) !== 'directory')))
-    .map((token) => token.text);
+    .map((token) => (token.quoted ? '' : token.text.replace(/#L\d+(?:-L?\d+)?$/, '')))
+    .filter((word) => word !== '' && (isFileName(word) || (isSlashedPath(word) && view?.kind(clean(word)) !== 'directory')));
   frame.object = objectOf(sentence);
   return frame;
 }
@@ -86,7 +88,7 @@ function takeUrl(sentence: Sentence): void {
 
 /** "lines 10-20", "line 5", "first 30 lines", "from line 40", "L10-L20", "#L5-L9", "starting at line 100". */
 function takeLines(sentence: Sentence, filters: Filters): void {
-  const range = sentence.take(/\b(?:lines?|L)\s*(\d+)\s*(?:-|–|—|to|through|thru|until|till|and|\.\.)\s*(?:line\s*|L)?(\d+)\b/i);
+  const range = sentence.take(/(?<!#)\b(?:lines?|L)\s*(\d+)\s*(?:-|–|—|to|through|thru|until|till|and|\.\.)\s*(?:line\s*|L)?(\d+)\b/i);
   if (range) return void (filters.lines = { start_line: Number(range[1]), end_line: Number(range[2]) });
   const hash = sentence.test(/#L(\d+)(?:-L?(\d+))?\b/);
   if (hash) return void (filters.lines = { start_line: Number(hash[1]), end_line: Number(hash[2] ?? hash[1]) });
@@ -219,7 +221,7 @@ function takeType(sentence: Sentence, filters: Filters): void {
   const glob = sentence.rest().find((token) => !token.quoted && isGlob(token.text) && /^(?:\*\*\/)?\*\.[\w.{},]+$/.test(token.text));
   const typeOf = (match: RegExpMatchArray) => (match[1] ? `*.${match[1].toLowerCase()}` : TYPE_GLOBS[match[2].toLowerCase()]);
   const named = sentence.takeFirst(
-    /(?:\b(?:in|within|across|among|on)\s+)?(?:\b(?:all|the|any|every)\s+)*(?:\.([\w+]+)|\b([\w+]+))\s+(?:source\s+)?(?:files?|sources|scripts?|code|docs|documents|modules)\b/i,
+    /(?:\b(?:in|within|across|among|on)\s+)?(?:\b(?:all|the|any|every)\s+)*(?:(?<![\w.])\.([\w+]+)|(?<![\w.])([\w+]+))\s+(?:source\s+)?(?:files?|sources|scripts?|code|docs|documents|modules)\b/i,
     // "in go code" is a type; "the python code" is a place, read by the location.
     (match) => typeOf(match) !== undefined && (!/code$/i.test(match[0]) || /^\s*(?:in|within)\b/i.test(match[0])),
   );
@@ -245,6 +247,11 @@ function takeLocation(sentence: Sentence, frame: Frame, view?: WorkspaceView): v
     (match) => !NOT_A_FOLDER_NAME.test(match[1]),
   );
   if (named) return set(named[1]);
+  const weak = sentence.takeFirst(
+    new RegExp(`(?:\\b${LOCATION_PREPOSITION}\\s+)?(?:\\b(?:the|my|our)\\s+)?([\\w@.~/-]+)\\s+${WEAK_FOLDER_WORD}`, 'i'),
+    (match) => !NOT_A_FOLDER_NAME.test(match[1]) && isDirectory(match[1], view),
+  );
+  if (weak) return set(weak[1]);
   const after = sentence.takeFirst(new RegExp(`\\b${FOLDER_WORD}\\s+([\\w@.~/-]+)`, 'i'), (match) => isDirectory(trimPunctuation(match[1]), view));
   if (after) return set(trimPunctuation(after[1]));
   const preposition = sentence.takeFirst(
@@ -300,7 +307,8 @@ function takeReferences(sentence: Sentence, frame: Frame, references: References
 /** "the test files", "the build script", "lock files": a kind of file, found by name. */
 function takeKind(sentence: Sentence, frame: Frame): void {
   const kind = sentence.test(/\b([\w.-]+)\s+(?:files?|scripts?)\b/i);
-  if (!kind || NOT_A_KIND.test(kind[1]) || FUNCTION_WORDS.has(kind[1].toLowerCase()) || TYPE_GLOBS[kind[1].toLowerCase()] || /^\d+$/.test(kind[1])) return;
+  const word = kind?.[1].toLowerCase() ?? '';
+  if (!kind || NOT_A_KIND.test(word) || FUNCTION_WORDS.has(word) || CUE_WORDS.has(word) || KIND_NOUNS.has(word) || TYPE_GLOBS[word] || /^\d+$/.test(word) || /^(?:many|much)$/.test(word)) return;
   if (isFileName(kind[1]) || isGlob(kind[1])) return;
   sentence.claim(kind.index, kind.index + kind[0].length);
   frame.kind = kind[1];
@@ -315,7 +323,8 @@ const CUE_WORDS = new Set(
    create creates created throw throws thrown raise raises raised set sets log logs logged handle handles handled export exports exported
    depend depends depending rely relies appear appears occur occurs exist exists live lives located sit sits come comes coming
    regex regexp pattern expression regular occurrences usages files file lines line anywhere somewhere everywhere codebase repo repository project code
-   r u ur whats what's where's wheres who's there's theres is isn't any more let lemme need want`.split(/\s+/),
+   r u ur whats what's where's wheres who's there's theres is isn't any more let lemme need want
+   how many much often times number count counting results result matches hits hit entries items`.split(/\s+/),
 );
 
 function removable(token: Token): boolean {
@@ -338,10 +347,11 @@ function objectOf(sentence: Sentence): ObjectTerm | undefined {
     if (run && run[run.length - 1].index === token.index - 1) run.push(token);
     else runs.push([token]);
   }
-  const trimmed = runs.map(trimRun).filter((run) => run.length > 0);
-  const regexRun = trimmed.find((run) => run.some((token) => looksLikeRegex(token.text)));
+  const trimmed = runs.map((run) => trimRun(run, sentence)).filter((run) => run.length > 0);
+  const regexy = (token: Token) => looksLikeRegex(token.text) && !isGlob(token.text);
+  const regexRun = trimmed.find((run) => run.some(regexy));
   if (regexRun) {
-    const first = regexRun.findIndex((token) => looksLikeRegex(token.text));
+    const first = regexRun.findIndex(regexy);
     return { text: sentence.span(regexRun[first], regexRun[regexRun.length - 1]), kind: 'regex' };
   }
   for (const run of trimmed) {
@@ -359,13 +369,32 @@ function objectOf(sentence: Sentence): ObjectTerm | undefined {
   const run = trimmed.find((candidate) => candidate.some((token) => isCodeLike(token) || isFileName(token.text))) ?? trimmed[0];
   if (run) return termOf(sentence.span(run[0], run[run.length - 1]), run.length === 1 ? run[0] : undefined);
   // Nothing but function words: "search typescript files for any" looks for "any".
-  const last = [...rest].reverse().find((token) => !CUE_WORDS.has(token.lower) && !/^(?:for|the|a|an|in|of|to|me)$/i.test(token.lower));
-  return last ? termOf(last.text, last) : undefined;
+  const afterFor = rest.find((token, at) => at > 0 && rest[at - 1].lower === 'for' && rest[at - 1].index === token.index - 1);
+  return afterFor ? termOf(afterFor.text, afterFor) : undefined;
 }
 
-function trimRun(run: Token[]): Token[] {
+/** Whether the nearest earlier unclaimed word is a search verb ("search all python files for …"). */
+function searchVerbBefore(sentence: Sentence, token: Token): boolean {
+  const before = sentence.tokens
+    .slice(0, token.index)
+    .reverse()
+    .find((candidate) => !sentence.isClaimed(candidate) && !FUNCTION_WORDS.has(candidate.lower));
+  return before !== undefined && /^(?:search|searching|look|looking|grep|scan)$/.test(before.lower);
+}
+
+function trimRun(run: Token[], sentence: Sentence): Token[] {
   let start = 0;
   let end = run.length;
+  // What follows "search for"/"look up" is the object as written: only articles and kind nouns go before it.
+  const introduced = run.findIndex((token) => /^(?:for|up)$/.test(token.lower) && searchVerbBefore(sentence, token));
+  if (introduced >= 0) {
+    start = introduced + 1;
+    while (start < end && !run[start].quoted && (FUNCTION_WORDS.has(run[start].lower) || KIND_NOUNS.has(run[start].lower))) start++;
+    while (end > start && removable(run[end - 1])) end--;
+    if (start < end) return run.slice(start, end);
+    start = 0;
+    end = run.length;
+  }
   while (start < end && removable(run[start])) start++;
   while (end > start && removable(run[end - 1])) end--;
   return run.slice(start, end);

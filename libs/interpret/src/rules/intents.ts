@@ -45,13 +45,13 @@ const BUILD_VERB = /\bhow\s+(?:do|can|should|would|to)\s+(?:i\s+|we\s+|you\s+)?(
 const ABOUT_THIS = /\b(?:this|it|here|locally|deps|dependencies|the\s+(?:project|app|application|repo|repository|code|codebase|service|server|tests?|test\s+suite|specs?|api|frontend|backend|client|crate|package)|[\w.-]+\/[\w./-]*)\b/i;
 const STACK =
   /\b(?:tech(?:nology)?\s+stack|technolog(?:y|ies)|stack|frameworks?|programming\s+languages?|languages?|build\s+(?:system|tool)|package\s+manager|runtime|written\s+in|built\s+(?:with|in|on)|what\s+kind\s+of\s+(?:project|app|application|service|repo)|type\s+of\s+project|is\s+(?:this|it)\s+an?\s+[\w.+-]+\s+(?:project|app|application|repo|service)|(?:project|app|repo|codebase)\s+using)\b/i;
-const STACK_QUESTION = /\b(?:what|which|detect|identify|figure\s+out|tell|is\s+(?:this|it))\b/i;
+const STACK_QUESTION = /\b(?:whats?|which|detect|identify|figure\s+out|tell|is\s+(?:this|it))\b/i;
 const STACK_NOUN = /^(?:framework|frameworks|language|languages|runner|tool|tools|stack|runtime|version)$/i;
 
 const GREP_WORD = /\b(?:grep|egrep|rg|ripgrep|regex(?:p|es)?|regular\s+expressions?|re2)\b/i;
 const SEARCH_VERB = /\b(?:search(?:ing)?|look(?:ing)?\s+for|look\s+up|grep|scan)\b/i;
-const FIND_VERB = /\b(?:find|locate|fd|where(?:'s|\s+is|\s+are|\s+can\s+i\s+find|\s+does|\s+do)|which\s+(?:folder|directory|dir)|is\s+there\s+an?|are\s+there\s+any|any\s+files?|search\s+for|look(?:ing)?\s+for|get\s+me|what\s+\S+\s+(?:files?|scripts?)\s+are\s+there|which\s+\S+\s+(?:files?|scripts?)\s+are\s+there|every|all)\b/i;
-const LIST_VERB = /\b(?:list|ls|dir|tree|show|display|give\s+me|print|browse|explore|dump|what(?:'s|s|\s+is|\s+are|\s+do\s+we\s+have)|overview|listing|contents?|structure|layout)\b/i;
+const FIND_VERB = /\b(?:find|locate|fd|where(?:'s|\s+is|\s+are|\s+can\s+i\s+find|\s+does|\s+do)|which\s+(?:folder|directory|dir)|is\s+there\s+an?|are\s+there\s+any|any\s+files?|search\s+for|look(?:ing)?\s+for|get\s+me|what\s+\S+\s+(?:files?|scripts?)\s+are\s+there|which\s+\S+\s+(?:files?|scripts?)\s+are\s+there)\b/i;
+const LIST_VERB = /\b(?:list|ls|dir|tree|show|display|give\s+me|print|browse|explore|dump|what(?:'s|s|\s+is|\s+are|\s+do\s+we\s+have)|overview|listing|contents?|structure|layout|files|folders|directories|subdirectories)\b/i;
 const READ_VERB =
   /\b(?:show|open|read|cat|display|print|view|see|dump|output|give\s+me|get|pull\s+up|explain|summari[sz]e|describe|check|inspect|look\s+at|what(?:'s|s|\s+is|\s+does)|contents?\s+of)\b/i;
 
@@ -126,7 +126,8 @@ function stackDirectory({ frame, view }: RuleInput): string | undefined {
   const tokens = frame.sentence.rest();
   for (const [at, token] of tokens.entries()) {
     const word = token.text.replace(/\/$/, '');
-    if (token.quoted || FUNCTION_WORDS.has(token.lower) || STACK_NOUN.test(tokens[at + 1]?.text ?? '')) continue;
+    // "which test framework", "how do I run the tests": the test suite, not a tests/ directory.
+    if (token.quoted || FUNCTION_WORDS.has(token.lower) || STACK_NOUN.test(tokens[at + 1]?.text ?? '') || /^(?:tests?|specs?|suite)$/i.test(token.text)) continue;
     if (view?.kind(word) === 'directory' || (isSlashedPath(word) && view?.kind(word) !== 'file') || (view && !word.includes('.') && hasDirectoryNamed(view, word))) return word;
   }
   return undefined;
@@ -156,10 +157,9 @@ function measureIntent(input: RuleInput): RuleOutcome {
   }
   if (frame.filters.type || frame.kind) return step('find_files', withDirectory({ pattern: frame.filters.type ?? `*${frame.kind}*` }, directory));
   if (/\bfiles\b/i.test(text) && directory !== undefined) return step('list_files', { directory, recursive: true });
-  if (object && object.kind === 'words' && !object.text.includes(' ') && input.view && (input.view.kind(object.text) === 'directory' || hasDirectoryNamed(input.view, object.text))) {
-    return step('list_files', { directory: object.text });
-  }
-  return undefined;
+  // "how many migrations are there": the entries of a directory named on its own.
+  const named = bareDirectory(frame, input.view);
+  return named !== undefined && named !== '.' ? step('list_files', { directory: named }) : undefined;
 }
 
 /** A file the query is about: one it names, "this file", or a word naming one file of the workspace ("the logger", "the README"). */
@@ -187,26 +187,41 @@ function joinLocation(file: string, frame: Frame, view?: WorkspaceView): string 
 
 /** A word that is the stem of exactly one file ("logger" → src/utils/logger.ts, "README" → README.md). */
 function fileByStem(token: Token, view?: WorkspaceView): string | undefined {
-  if (!view || token.quoted || token.text.length < 3 || FUNCTION_WORDS.has(token.lower) || !/^[\w-]+$/.test(token.text)) return undefined;
-  const previous = token.index > 0 ? token : undefined;
-  if (!previous) return undefined;
-  const stem = token.lower;
-  let found: string | undefined;
-  for (const file of view.files()) {
-    const base = file.slice(file.lastIndexOf('/') + 1).toLowerCase();
-    const dot = base.indexOf('.', 1);
-    if ((dot > 0 ? base.slice(0, dot) : base) !== stem) continue;
-    if (found) return undefined;
-    found = file;
+  if (!view || token.quoted || token.index === 0 || token.text.length < 3 || FUNCTION_WORDS.has(token.lower) || !/^[\w-]+$/.test(token.text)) return undefined;
+  return stemMatch(token.text, view);
+}
+
+function stemMatch(word: string, view: WorkspaceView): string | undefined {
+  const files = stemIndex(view).get(word.toLowerCase());
+  return files?.length === 1 ? files[0] : undefined;
+}
+
+const stemIndexes = new WeakMap<WorkspaceView, Map<string, string[]>>();
+
+/** Lower-cased name up to its first dot → files, built once per view (a view lives for one job). */
+function stemIndex(view: WorkspaceView): Map<string, string[]> {
+  let index = stemIndexes.get(view);
+  if (!index) {
+    index = new Map();
+    for (const file of view.files()) {
+      const base = file.slice(file.lastIndexOf('/') + 1).toLowerCase();
+      const dot = base.indexOf('.', 1);
+      const stem = dot > 0 ? base.slice(0, dot) : base;
+      const list = index.get(stem);
+      if (list) list.push(file);
+      else index.set(stem, [file]);
+    }
+    stemIndexes.set(view, index);
   }
-  return found;
+  return index;
 }
 
 /** A file's path in the workspace: as given if it exists, else the one file of that name. */
 function locate(file: string, view?: WorkspaceView): string {
   if (!view || view.kind(file) === 'file') return file;
   const resolution = resolvePath(file, 'file', view);
-  return resolution.status === 'resolved' || resolution.status === 'exact' ? resolution.path : file;
+  if (resolution.status === 'resolved' || resolution.status === 'exact') return resolution.path;
+  return (!file.includes('/') && stemMatch(file, view)) || file;
 }
 
 function nameIntent(input: RuleInput): RuleOutcome {
@@ -228,7 +243,7 @@ function grepIntent(input: RuleInput): RuleOutcome {
   const object = frame.object;
   const explicit = GREP_WORD.test(text);
   const regex = frame.lineRegex ?? (object?.kind === 'regex' ? object.text : undefined);
-  const typed = frame.filters.type !== undefined && object !== undefined && (SEARCH_VERB.test(text) || contentCue(frame) || /\bfind\b/i.test(text)) && !frame.name && object.kind !== 'file';
+  const typed = frame.filters.type !== undefined && object !== undefined && !frame.name && object.kind !== 'file' && object.kind !== 'glob' && (contentWanted(input, object) || /\bfind\b/i.test(text));
   if (!explicit && regex === undefined && !typed) return undefined;
   const pattern = regex ?? (object ? (explicit ? object.text : asRegex(object)) : undefined);
   if (!pattern) return undefined;
@@ -247,20 +262,23 @@ function contentCue(frame: Frame): boolean {
   return CONTENT_CUES.some((cue) => cue.test(open));
 }
 
-function searchIntent(input: RuleInput): RuleOutcome {
-  const { text, frame } = input;
-  const object = frame.object;
-  if (!object || frame.filters.hidden === 'only') return undefined;
-  const strong = contentCue(frame);
-  const searching = SEARCH_VERB.test(text) && !frame.kind && !frame.filters.type;
+/** Whether the query asks about files' content: a content cue, a search verb, a where-question or plain question about code, a limit counted in matches. */
+function contentWanted({ text, frame }: RuleInput, object: ObjectTerm): boolean {
+  if (/\bwhich\s+(?:folder|directory|dir)\b/i.test(text)) return false;
+  if (contentCue(frame) || frame.filters.limitOf === 'matches') return true;
+  if (object.kind === 'file' || object.kind === 'glob') return false;
   const lookable = object.kind === 'code' || object.kind === 'literal' || object.kind === 'regex' || (object.kind === 'words' && !isTypeWord(object.text));
-  const where = WHERE_CODE.test(text) && object.kind === 'code';
-  const question = PLAIN_QUESTION.test(text) && (object.kind === 'code' || object.kind === 'literal' || (object.kind === 'words' && CONTENT_NOUNS.test(text)));
-  const whereIdentifier = /\bwhere(?:'s|\s+is|\s+are)\b/i.test(text) && object.kind === 'code';
-  const findText = /\bfind\b/i.test(text) && (object.kind === 'literal' || object.kind === 'code') && !frame.kind && !frame.filters.type;
-  if (!(strong || (searching && lookable) || where || question || whereIdentifier || findText)) return undefined;
-  if (!strong && (object.kind === 'file' || object.kind === 'glob')) return undefined;
-  if (frame.kind && !strong) return undefined;
+  if (SEARCH_VERB.test(text) && lookable) return true;
+  if (object.kind === 'code' && (WHERE_CODE.test(text) || /\bwhere(?:'s|\s+is|\s+are)\b/i.test(text))) return true;
+  if (PLAIN_QUESTION.test(text) && (object.kind === 'code' || object.kind === 'literal' || (object.kind === 'words' && CONTENT_NOUNS.test(text)))) return true;
+  return /\bfind\b/i.test(text) && (object.kind === 'literal' || object.kind === 'code');
+}
+
+function searchIntent(input: RuleInput): RuleOutcome {
+  const { frame } = input;
+  const object = frame.object;
+  if (!object || frame.filters.hidden === 'only' || !contentWanted(input, object)) return undefined;
+  if ((frame.kind || frame.filters.type) && !contentCue(frame) && frame.filters.limitOf !== 'matches') return undefined;
   return withLimit(step('search', withDirectory({ query: object.text }, frame.directory)), frame);
 }
 
@@ -291,7 +309,11 @@ function readIntent(input: RuleInput): RuleOutcome {
   const range = frame.filters.lines;
   if (!range && !READ_VERB.test(text)) return undefined;
   const file = frame.files.find((candidate) => view?.kind(clean(candidate)) !== 'directory' && !candidate.endsWith('/'));
-  if (file) return step('read_file', { path: joinLocation(clean(file), frame, view), ...(range ?? {}) });
+  if (file) {
+    // "the readme", "the makefile": a well-known name without its extension.
+    const named = view && view.kind(clean(file)) === undefined && !/[./]/.test(file) ? (stemMatch(file, view) ?? file) : joinLocation(clean(file), frame, view);
+    return step('read_file', { path: named, ...(range ?? {}) });
+  }
   if (references.file) return step('read_file', { ...(references.file.value ? { path: references.file.value } : {}), ...(range ?? {}) }, references.file.value ? HIGH : LOW);
   // "the logger", "the readme": one file of the workspace by its name without extension.
   if (range || /\b(?:open|read|cat|view|pull\s+up|print|show)\b/i.test(text)) {
@@ -312,7 +334,7 @@ function clean(candidate: string): string {
 
 function listIntent(input: RuleInput): RuleOutcome {
   const { text, frame, references, view } = input;
-  if (!LIST_VERB.test(text) && !frame.filters.recursive && frame.filters.hidden === undefined) return undefined;
+  if (!LIST_VERB.test(text) && !frame.filters.recursive && frame.filters.hidden === undefined && frame.filters.limitOf !== 'files') return undefined;
   const directory = frame.directory ?? bareDirectory(frame, view) ?? (references.directory && references.directory.slot !== 'cwd' ? undefined : '.');
   const args: Record<string, unknown> = directory === undefined ? {} : { directory };
   if (frame.filters.recursive) args.recursive = true;

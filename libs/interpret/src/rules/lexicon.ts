@@ -14,7 +14,7 @@ const SLASHED_PATH = /^(?:\.{1,2}\/|~\/|\/)?[\w@.+~-]+(?:\/[\w@.+~-]*)+$/;
 
 /** Extensions that name source or data files: with one of these, a dotted word is a file, otherwise code. */
 const FILE_EXTENSIONS = new Set(
-  'ts tsx js jsx mjs cjs json json5 jsonc md mdx txt py go rs rb java kt kts swift c h cc cpp hpp cs php sh bash zsh fish ps1 sql toml yaml yml xml html htm css scss sass less vue svelte astro lock mod sum ini cfg conf env example lua dart ex exs erl clj scala r pl pm proto graphql gql csv tsv log ico png jpg jpeg gif svg webp pdf zip gz tar wasm dockerfile tf hcl nix gradle properties editorconfig gitignore'.split(
+  'ts tsx js jsx mjs cjs json json5 jsonc md mdx txt py go rs rb java kt kts swift c h cc cpp hpp cs php sh bash zsh fish ps1 sql toml yaml yml xml html htm css scss sass less vue svelte astro lock mod sum ini cfg conf lua dart ex exs erl clj scala r pl pm proto graphql gql csv tsv ico png jpg jpeg gif svg webp pdf zip gz tar wasm dockerfile tf hcl nix gradle properties editorconfig gitignore'.split(
     ' ',
   ),
 );
@@ -31,8 +31,9 @@ export function isSlashedPath(word: string): boolean {
   return SLASHED_PATH.test(word) && !/^https?:/i.test(word);
 }
 
+/** `*.ts`, `index.*`, `README*`, `src/**\/*.tsx`: wildcards and no regex-only syntax (a `.*` reads as a glob here). */
 export function isGlob(word: string): boolean {
-  return /[*?]/.test(word) && /^[\w@.*?{},/[\]!+-]+$/.test(word) && !/^\*+$/.test(word) && !looksLikeRegex(word);
+  return /[*?]/.test(word) && /^[\w@.*?{},/[\]!+-]+$/.test(word) && !/^\*+$/.test(word) && !/\w\+|\]\{|\}\{|\.\+/.test(word);
 }
 
 /** Whether a pattern reads as a regular expression rather than plain text or a glob. */
@@ -78,7 +79,7 @@ export const TYPE_GLOBS: Readonly<Record<string, string>> = {
   rust: '*.rs', rs: '*.rs', java: '*.java', kotlin: '*.kt', ruby: '*.rb', rb: '*.rb', markdown: '*.md', md: '*.md', json: '*.json',
   yaml: '*.{yaml,yml}', yml: '*.yml', css: '*.css', scss: '*.scss', html: '*.html', shell: '*.sh', sh: '*.sh', bash: '*.sh', c: '*.c', cpp: '*.cpp',
   'c++': '*.cpp', php: '*.php', toml: '*.toml', sql: '*.sql', vue: '*.vue', svelte: '*.svelte', swift: '*.swift', csharp: '*.cs', lua: '*.lua',
-  xml: '*.xml', text: '*.txt', txt: '*.txt', lock: '*.lock', elixir: '*.ex', scala: '*.scala', dart: '*.dart', proto: '*.proto',
+  xml: '*.xml', text: '*.txt', txt: '*.txt', elixir: '*.ex', scala: '*.scala', dart: '*.dart', proto: '*.proto',
 };
 
 /** Words that name what a file is for rather than its type ("the test files" → `*test*`). */
@@ -97,7 +98,7 @@ export const FUNCTION_WORDS = new Set(
 export const KIND_NOUNS = new Set(
   `word words string strings text phrase term terms symbol symbols identifier identifiers token keyword function functions method methods class classes
    variable variables var const constant constants type types interface interfaces struct enum module modules package packages library libraries lib dependency
-   hook hooks component components call calls caller callers usage usages use uses occurrence occurrences instance instances reference references mention mentions
+   hook hooks component components call calls caller callers usage usages occurrence occurrences instance instances reference references mention mentions
    definition definitions declaration declarations comment comments note notes marker markers line lines code snippet pattern value values name
-   import imports statement statements flag flags setting settings option options env link links url urls literal`.split(/\s+/),
+   statement statements flag flags setting settings option options env link links url urls literal`.split(/\s+/),
 );

@@ -74,12 +74,12 @@ export class Sentence {
   takeFirst(pattern: RegExp, accept: (match: RegExpMatchArray) => boolean = () => true, over: 'open' | 'text' = 'open'): RegExpMatchArray | undefined {
     const global = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
     const subject = over === 'open' ? this.openText : this.text;
-    for (const match of subject.matchAll(global)) {
-      const start = match.index ?? 0;
-      if (over === 'text' && this.openText.slice(start, start + 1).trim() === '' && match[0].trim() !== '' && subject[start].trim() !== '') {
-        // Starts inside a quote or a claimed phrase.
-        if (this.tokens.some((token) => token.start <= start && start < token.end && (this.claimed[token.index] || token.quoted))) continue;
-      }
+    // A rejected match is retried one character later, so overlapping candidates ("of 'x' in docs") are all seen.
+    for (let match = global.exec(subject); match; global.lastIndex = match.index + 1, match = global.exec(subject)) {
+      const start = match.index;
+      // Never from the middle of a word ("his folder" inside "this folder").
+      if (start > 0 && /[\w@.~/-]/.test(subject[start - 1]) && /[\w@.~/-]/.test(subject[start])) continue;
+      if (over === 'text' && this.tokens.some((token) => token.start <= start && start < token.end && (this.claimed[token.index] || (token.quoted && token.start !== start)))) continue;
       if (!accept(match)) continue;
       this.claim(start, start + match[0].length);
       return match;
@@ -92,8 +92,11 @@ export class Sentence {
     return pattern.exec(this.openText) ?? undefined;
   }
 
-  /** Marks the tokens inside [start, end) as used by a phrase. */
+  /** Marks the tokens inside [start, end) as used by a phrase (blank edges, such as a quote blanked out, stay unclaimed). */
   claim(start: number, end: number): void {
+    while (start < end && this.openText[start].trim() === '') start++;
+    while (end > start && this.openText[end - 1].trim() === '') end--;
+    if (start >= end) return;
     for (const token of this.tokens) {
       if (token.start < end && token.end > start) this.claimToken(token);
     }
