@@ -119,7 +119,7 @@ function takeLimit(sentence: Sentence, filters: Filters): void {
     /(?:^|\s)(?:-m\s*|--max-count[=\s]+)(\d+)\b()/i,
     new RegExp(`\\(\\s*(?:max(?:imum)?|at\\s+most|up\\s+to)\\s+(${NUMBER})\\s*\\)()`, 'i'),
     new RegExp(
-      `[,;:]?\\s*\\b(?:limit(?:ed)?(?:\\s+(?:the\\s+)?(?:results?|output|it|them))?(?:\\s+to)?|max(?:imum)?(?:\\s+of)?|at\\s+most|up\\s+to|no\\s+more\\s+than|not\\s+more\\s+than|only\\s+(?:show|give|return|list)(?:\\s+me)?(?:\\s+the\\s+first)?|(?:only|just)\\s+(?:the\\s+)?(?:first|top))\\s+(${NUMBER})${UNIT}\\b[,:]?`,
+      `(?:[,;:]\\s*)?\\b(?:limit(?:ed)?(?:\\s+(?:the\\s+)?(?:results?|output|it|them))?(?:\\s+to)?|max(?:imum)?(?:\\s+of)?|at\\s+most|up\\s+to|no\\s+more\\s+than|not\\s+more\\s+than|only\\s+(?:show|give|return|list)(?:\\s+me)?(?:\\s+the\\s+first)?|(?:only|just)\\s+(?:the\\s+)?(?:first|top))\\s+(${NUMBER})${UNIT}\\b[,:]?`,
       'i',
     ),
     new RegExp(`\\b(?:the\\s+)?(?:first|top)\\s+(${NUMBER})${UNIT}\\b(?!\\s+lines?\\b)[,:]?`, 'i'),
@@ -144,11 +144,11 @@ function takeHidden(sentence: Sentence, filters: Filters): void {
   const hidden = '(?:hidden|dot)\\s*(?:files?|ones|folders?|directories|entries|stuff)?';
   if (
     sentence.take(
-      new RegExp(`[,;]?\\s*\\b(?:skip(?:ping)?|except(?:\\s+for)?|excluding|exclude|without|ignor(?:e|ing)|but\\s+not|no)\\s+(?:the\\s+|any\\s+)?${hidden}|\\bnon-?hidden\\b|\\bnot\\s+hidden\\b`, 'i'),
+      new RegExp(`(?:[,;]\\s*)?\\b(?:skip(?:ping)?|except(?:\\s+for)?|excluding|exclude|without|ignor(?:e|ing)|but\\s+not|no)\\s+(?:the\\s+|any\\s+)?${hidden}|\\bnon-?hidden\\b|\\bnot\\s+hidden\\b`, 'i'),
     )
   )
     return;
-  if (sentence.take(new RegExp(`[,;]?\\s*\\b(?:including|incl\\.?|include|plus|with|and)\\s+(?:the\\s+|all\\s+)?${hidden}(?:\\s+(?:too|as\\s+well|included))?|[,;]?\\s*\\b${hidden}\\s+(?:too|as\\s+well|included)\\b`, 'i'))) {
+  if (sentence.take(new RegExp(`(?:[,;]\\s*)?\\b(?:including|incl\\.?|include|plus|with|and)\\s+(?:the\\s+|all\\s+)?${hidden}(?:\\s+(?:too|as\\s+well|included))?|(?:[,;]\\s*)?\\b${hidden}\\s+(?:too|as\\s+well|included)\\b`, 'i'))) {
     filters.hidden = 'include';
     return;
   }
@@ -160,7 +160,7 @@ const RECURSIVE_PHRASES =
 
 /** "recursively", "the whole tree", "and its subdirectories"; "not recursively" turns it off. */
 function takeRecursive(sentence: Sentence, filters: Filters): void {
-  if (sentence.take(/[,;]?\s*\b(?:not|non|without\s+going)[\s-]+(?:recursive(?:ly)?|into\s+sub-?(?:folders|directories))\b/i)) {
+  if (sentence.take(/(?:[,;]\s*)?\b(?:not|non|without\s+going)[\s-]+(?:recursive(?:ly)?|into\s+sub-?(?:folders|directories))\b/i)) {
     filters.recursive = false;
     return;
   }
@@ -168,7 +168,7 @@ function takeRecursive(sentence: Sentence, filters: Filters): void {
   filters.recursive = true;
   // Only the adverb-like words go; "tree"/"structure" stay so that the intent can see a listing.
   sentence.take(
-    /[,;]?\s*\b(?:recursive(?:ly)?|recursivly|recursivley|all\s+the\s+way\s+down|(?:and|including|with|plus)\s+(?:all\s+)?(?:its\s+|their\s+|the\s+)?(?:sub-?folders|sub-?directories|subdirs|nested\s+(?:ones|files|folders))|including\s+nested(?:\s+ones)?)\b/i,
+    /(?:[,;]\s*)?\b(?:recursive(?:ly)?|recursivly|recursivley|all\s+the\s+way\s+down|(?:and|including|with|plus)\s+(?:all\s+)?(?:its\s+|their\s+|the\s+)?(?:sub-?folders|sub-?directories|subdirs|nested\s+(?:ones|files|folders))|including\s+nested(?:\s+ones)?)\b/i,
   );
 }
 
@@ -243,19 +243,19 @@ function takeLocation(sentence: Sentence, frame: Frame, view?: WorkspaceView): v
   const topLevel = sentence.take(/\b(?:at\s+|in\s+)?(?:the\s+)?(?:top[\s-]level|repo(?:sitory)?\s+root|project\s+root|root\s+(?:of\s+the\s+)?(?:repo|repository|project))(?:\s+of\s+the\s+(?:repo|repository|project|codebase|workspace))?\b/i);
   if (topLevel) return set('.');
   const named = sentence.takeFirst(
-    new RegExp(`(?:\\b${LOCATION_PREPOSITION}\\s+)?(?:\\b(?:the|my|our)\\s+)?([\\w@.~/-]+)\\s+${FOLDER_WORD}\\b(?!\\s+(?:structure|tree|layout|contents?|listing))`, 'i'),
+    new RegExp(`(?:\\b${LOCATION_PREPOSITION}\\s+)?(?:\\b(?:the|my|our)\\s+)?(?<![\\w@.~/-])([\\w@.~/-]+)\\s+${FOLDER_WORD}\\b(?!\\s+(?:structure|tree|layout|contents?|listing))`, 'i'),
     (match) => !NOT_A_FOLDER_NAME.test(match[1]),
   );
   if (named) return set(named[1]);
   const weak = sentence.takeFirst(
-    new RegExp(`(?:\\b${LOCATION_PREPOSITION}\\s+)?(?:\\b(?:the|my|our)\\s+)?([\\w@.~/-]+)\\s+${WEAK_FOLDER_WORD}`, 'i'),
+    new RegExp(`(?:\\b${LOCATION_PREPOSITION}\\s+)?(?:\\b(?:the|my|our)\\s+)?(?<![\\w@.~/-])([\\w@.~/-]+)\\s+${WEAK_FOLDER_WORD}`, 'i'),
     (match) => !NOT_A_FOLDER_NAME.test(match[1]) && isDirectory(match[1], view),
   );
   if (weak) return set(weak[1]);
   const after = sentence.takeFirst(new RegExp(`\\b${FOLDER_WORD}\\s+([\\w@.~/-]+)`, 'i'), (match) => isDirectory(trimPunctuation(match[1]), view));
   if (after) return set(trimPunctuation(after[1]));
   const preposition = sentence.takeFirst(
-    new RegExp(`[,;]?\\s*\\b${LOCATION_PREPOSITION}\\s+(?:the\\s+|my\\s+|our\\s+)?([\\w@.~/-]*[\\w/.~])(?:\\s+(?:code|files|sources))?(?=[\\s,;:?!]|$)`, 'i'),
+    new RegExp(`(?:[,;]\\s*)?\\b${LOCATION_PREPOSITION}\\s+(?:the\\s+|my\\s+|our\\s+)?([\\w@.~/-]*[\\w/.~])(?:\\s+(?:code|files|sources))?(?=[\\s,;:?!]|$)`, 'i'),
     (match) => isDirectory(match[1], view) || ROOT_WORDS.test(match[1]),
   );
   if (preposition) return set(preposition[1]);
@@ -306,7 +306,7 @@ function takeReferences(sentence: Sentence, frame: Frame, references: References
 
 /** "the test files", "the build script", "lock files": a kind of file, found by name. */
 function takeKind(sentence: Sentence, frame: Frame): void {
-  const kind = sentence.test(/\b([\w.-]+)\s+(?:files?|scripts?)\b/i);
+  const kind = sentence.test(/(?<![\w.-])([\w.-]+)\s+(?:files?|scripts?)\b/i);
   const word = kind?.[1].toLowerCase() ?? '';
   if (!kind || NOT_A_KIND.test(word) || FUNCTION_WORDS.has(word) || CUE_WORDS.has(word) || KIND_NOUNS.has(word) || TYPE_GLOBS[word] || /^\d+$/.test(word) || /^(?:many|much)$/.test(word)) return;
   if (isFileName(kind[1]) || isGlob(kind[1])) return;
