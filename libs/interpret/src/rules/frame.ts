@@ -175,7 +175,7 @@ function takeRecursive(sentence: Sentence, filters: Filters): void {
 const TERM = '("[^"]+"|\'[^\']+\'|`[^`]+`|“[^”]+”|\\S+)';
 
 function unquote(value: string): string {
-  return /^(["'`“]).*["'`”]$/.test(value) ? value.slice(1, -1) : value.replace(/[?!,;]+$/, '');
+  return /^(["'`“]).*["'`”]$/.test(value) ? value.slice(1, -1) : value.replace(/(?<=[\w)\]])[?!,;]+$/, '');
 }
 
 /** "lines starting with #!" → `^#!`, "lines that end with TODO" → `TODO$`. */

@@ -137,7 +137,8 @@ function trailingPunctuation(word: string): number {
     const kept = word.slice(0, at);
     if (char === ')') {
       if ((kept.match(/\(/g)?.length ?? 0) > (kept.match(/\)/g)?.length ?? 0)) break;
-    } else if (regexy ? !/[,;!"'`”>]/.test(char) : !/[,;!?:."'`”>]/.test(char)) {
+    } else if ((regexy ? !/[,;!"'`”>]/.test(char) : !/[,;!?:."'`”>]/.test(char)) || !/[\w"'`”)\]>,;!?:.]/.test(word[at - 1])) {
+      // Punctuation after a symbol is the symbol's own ("#!").
       break;
     }
     count++;
