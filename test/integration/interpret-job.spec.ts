@@ -121,6 +121,8 @@ describe('the interpret job', () => {
 
   it.each([
     ['an empty query', { query: '' }, 400, 'input_invalid'],
+    ['a blank query', { query: '  \n ' }, 400, 'input_invalid'],
+    ['a 10 kB query', { query: 'where is fetchUser defined? '.repeat(380) }, 400, 'input_invalid'],
     ['an unknown ai mode', { query: 'list src', ai: 'sometimes' }, 400, 'input_invalid'],
     ['a root outside the allowed roots', { query: 'list', root: '/etc' }, 403, 'path_outside_root'],
   ])('refuses %s with a typed 4xx', async (_name, input, status, kind) => {

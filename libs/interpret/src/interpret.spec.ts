@@ -166,6 +166,18 @@ describe('interpretQuery', () => {
     expect(failure).toMatchObject({ kind: 'llm_unavailable', message: expect.stringContaining('llm_invalid_output') });
   });
 
+  it.each([
+    ['an empty query', ''],
+    ['a blank query', ' \n\t '],
+    ['a 10 kB query', 'where is fetchUser defined? '.repeat(380)],
+  ])('refuses %s with a typed input_invalid before planning or running anything', async (_name, query) => {
+    const refused = interpretQuery({ query, root, llm, ai: 'auto', host });
+    await expect(refused).rejects.toBeInstanceOf(QuarryError);
+    await expect(refused).rejects.toMatchObject({ kind: 'input_invalid', permanent: true, suggestion: expect.any(String) });
+    expect(server.requests).toHaveLength(0);
+    expect(calls).toEqual([]);
+  });
+
   it('answers a how-to question without tools', async () => {
     server.reply(aiPlan());
     const result = await ask('how do I list files in bash?');
