@@ -12,6 +12,7 @@ import queriesFile from './queries.json';
 import workspaceFile from './workspace.json';
 import cassetteFile from './ai-cassette.json';
 import corpusFile from './corpus.json';
+import blindFile from './blind.json';
 import { heldOut } from './held-out';
 
 /**
@@ -83,6 +84,8 @@ export interface EvalReport {
   corpus: RuleScore;
   /** The first labelled set (issue 6), kept as a regression gate. */
   original: RuleScore;
+  /** Written after the rules were built, on the corpus workspace, scored once and never tuned on. */
+  blind: RuleScore;
   ai: PathScore & { bySource: Record<string, number> };
 }
 
@@ -217,6 +220,13 @@ function script(server: FakeChatServer, answer: CassetteEntry['answer']): void {
   else if (answer.hang) server.hang(AI_TIMEOUT_MS * 3).hang(AI_TIMEOUT_MS * 3);
 }
 
+/** A check written after the rules, never tuned on: every query counts as held out. */
+export const BLIND_SET: EvalSet = {
+  name: 'blind',
+  workspace: (corpusFile as CorpusFile).workspace,
+  queries: (blindFile as { queries: LabelledQuery[] }).queries.map((item) => ({ ...item, heldout: true, family: 'blind' })),
+};
+
 /** The rules over one set, in a temp copy of its workspace. */
 async function withWorkspace<T>(files: readonly string[], run: (root: string, view: FileListView) => Promise<T> | T): Promise<T> {
   const root = await materialise(files);
@@ -228,12 +238,12 @@ async function withWorkspace<T>(files: readonly string[], run: (root: string, vi
 }
 
 export async function runInterpretEval(): Promise<EvalReport> {
-  const corpus = await withWorkspace(CORPUS_SET.workspace, (root, view) => {
+  const [corpus, blind] = await withWorkspace(CORPUS_SET.workspace, (root, view) => {
     // Warm the code paths once so the latency figures are of steady state, not of first compilation.
     evaluateRules(root, view, CORPUS_SET.queries.slice(0, 40));
-    return evaluateRules(root, view, CORPUS_SET.queries);
+    return [evaluateRules(root, view, CORPUS_SET.queries), evaluateRules(root, view, BLIND_SET.queries)];
   });
-  return withWorkspace(ORIGINAL_SET.workspace, async (root, view) => ({ corpus, original: evaluateRules(root, view, ORIGINAL_SET.queries), ai: await evaluateAi(root, view) }));
+  return withWorkspace(ORIGINAL_SET.workspace, async (root, view) => ({ corpus, blind, original: evaluateRules(root, view, ORIGINAL_SET.queries), ai: await evaluateAi(root, view) }));
 }
 
 export function meetsTargets(report: EvalReport): boolean {
@@ -286,6 +296,9 @@ async function main(): Promise<void> {
   const showHeldout = process.argv.includes('--show-heldout');
   const report = await runInterpretEval();
   printRules(`rule fallback on the issue 17 corpus (${CORPUS_SET.queries.length} queries, ${CORPUS_SET.workspace.length}-file workspace)`, report.corpus, { showHeldout, byFamily: true });
+  printPath(`rule fallback on the blind check (written after the rules, never tuned on)`, report.blind.all);
+  if (showHeldout) printMisses(report.blind.all.misses);
+  else if (report.blind.all.misses.length > 0) console.log(`  ${report.blind.all.misses.length} blind misses not shown (--show-heldout prints them)`);
   printRules(`rule fallback on the original set (${ORIGINAL_SET.queries.length} queries)`, report.original, { showHeldout, byFamily: false });
   console.log(`targets: corpus held out tool name ≥ ${percent(RULE_TARGETS.toolAccuracy)}, exact arguments ≥ ${percent(RULE_TARGETS.argsAccuracy)}; original set ≥ ${percent(ORIGINAL_TARGETS.toolAccuracy)} / ${percent(ORIGINAL_TARGETS.argsAccuracy)}`);
   printPath('AI path (scripted answers on FakeChatServer, not a live model)', report.ai);
