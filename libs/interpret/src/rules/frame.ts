@@ -136,6 +136,8 @@ function takeLimit(sentence: Sentence, filters: Filters): void {
     const at = counted.index + counted[0].length - counted[1].length - 1;
     sentence.claim(at, at + counted[1].length + 1);
     set(counted[1], 'files');
+    // "find 10 markdown files max": the qualifier after the noun belongs to the limit.
+    sentence.take(/(?<=\b(?:files?|scripts?))\s+(?:max(?:imum)?|at\s+most|tops|or\s+(?:so|less|fewer))\b/i);
   }
 }
 
@@ -327,6 +329,10 @@ const CUE_WORDS = new Set(
    how many much often times number count counting results result matches hits hit entries items`.split(/\s+/),
 );
 
+/** What surrounds an object in a question without being one: question and measure words, search verbs, participles. */
+const QUESTION_AND_PARTICIPLE =
+  /^(?:how|many|much|often|times|number|count|counting|search|searching|find|look|looking|grep|show|list|display|give|get|\w+(?:ed|ing)|called|used|set|read|thrown|made|done|matches|results|hits|files|file|lines|line|code|codebase|repo|repository|project|anywhere|somewhere|everywhere|whats|what's|where's|wheres|r|u)$/;
+
 function removable(token: Token): boolean {
   if (token.quoted) return false;
   const word = token.lower.replace(/[:,]$/, '');
@@ -355,9 +361,12 @@ function objectOf(sentence: Sentence): ObjectTerm | undefined {
     return { text: sentence.span(regexRun[first], regexRun[regexRun.length - 1]), kind: 'regex' };
   }
   for (const run of trimmed) {
-    const code = run.filter((token) => isCodeLike(token) || isFileName(token.text));
-    if (code.length === 0 || code.length === run.length) continue;
-    // English around an identifier ("the app read PORT from"): the identifier is the object.
+    const all = run.filter((token) => isCodeLike(token) || isFileName(token.text));
+    if (all.length === 0 || all.length === run.length) continue;
+    // English around an identifier ("the app read PORT from"): the identifier is the object; a
+    // snake_case, camelCase, dotted or called name beats an acronym ("API keys like sk_live").
+    const strong = all.filter((token) => isStrongCode(token.text));
+    const code = strong.length > 0 ? strong : all;
     const first = code[0];
     let last = first;
     for (const token of run.slice(run.indexOf(first) + 1)) {
@@ -370,7 +379,10 @@ function objectOf(sentence: Sentence): ObjectTerm | undefined {
   if (run) return termOf(sentence.span(run[0], run[run.length - 1]), run.length === 1 ? run[0] : undefined);
   // Nothing but function words: "search typescript files for any" looks for "any".
   const afterFor = rest.find((token, at) => at > 0 && rest[at - 1].lower === 'for' && rest[at - 1].index === token.index - 1);
-  return afterFor ? termOf(afterFor.text, afterFor) : undefined;
+  if (afterFor) return termOf(afterFor.text, afterFor);
+  // "how many times is fetch called": a verb-like word between the question words and the participle is the object.
+  const left = rest.filter((token) => !FUNCTION_WORDS.has(token.lower) && !KIND_NOUNS.has(token.lower) && !QUESTION_AND_PARTICIPLE.test(token.lower));
+  return left.length === 1 ? termOf(left[0].text, left[0]) : undefined;
 }
 
 /** Whether the nearest earlier unclaimed word is a search verb ("search all python files for …"). */
@@ -380,6 +392,10 @@ function searchVerbBefore(sentence: Sentence, token: Token): boolean {
     .reverse()
     .find((candidate) => !sentence.isClaimed(candidate) && !FUNCTION_WORDS.has(candidate.lower));
   return before !== undefined && /^(?:search|searching|look|looking|grep|scan)$/.test(before.lower);
+}
+
+function isStrongCode(word: string): boolean {
+  return /[a-z0-9][A-Z]|_|\(|[A-Za-z]\.[A-Za-z]|^@/.test(word) && !/^[A-Z][A-Z0-9]*$/.test(word);
 }
 
 function trimRun(run: Token[], sentence: Sentence): Token[] {

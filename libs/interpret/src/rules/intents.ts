@@ -44,7 +44,7 @@ const HOW_TO =
 const BUILD_VERB = /\bhow\s+(?:do|can|should|would|to)\s+(?:i\s+|we\s+|you\s+)?(?:build|run|start|compile|test|install|launch|serve|deploy|set\s*up|bootstrap)\b/i;
 const ABOUT_THIS = /\b(?:this|it|here|locally|deps|dependencies|the\s+(?:project|app|application|repo|repository|code|codebase|service|server|tests?|test\s+suite|specs?|api|frontend|backend|client|crate|package)|[\w.-]+\/[\w./-]*)\b/i;
 const STACK =
-  /\b(?:tech(?:nology)?\s+stack|technolog(?:y|ies)|stack|frameworks?|programming\s+languages?|languages?|build\s+(?:system|tool)|package\s+manager|runtime|written\s+in|built\s+(?:with|in|on)|what\s+kind\s+of\s+(?:project|app|application|service|repo)|type\s+of\s+project|is\s+(?:this|it)\s+an?\s+[\w.+-]+\s+(?:project|app|application|repo|service)|(?:project|app|repo|codebase)\s+using)\b/i;
+  /\b(?:tech(?:nology)?\s+stack|technolog(?:y|ies)|stack|frameworks?|programming\s+languages?|languages?|build\s+(?:system|tool)|package\s+manager|runtime|written\s+in|built\s+(?:with|in|on)|what\s+kind\s+of\s+(?:project|app|application|service|repo)|type\s+of\s+project|is\s+(?:this|it)\s+an?\s+[\w.+-]+\s+(?:project|app|application|repo|service)|(?:project|app|repo|codebase)\s+using|use\s+for\s+(?:testing|tests|building|builds|linting|formatting|bundling|deploying|deployment|packaging|ci)|(?:testing|test|lint|linting|build)\s+(?:framework|library|tool|runner|setup))\b/i;
 const STACK_QUESTION = /\b(?:whats?|which|detect|identify|figure\s+out|tell|is\s+(?:this|it))\b/i;
 const STACK_NOUN = /^(?:framework|frameworks|language|languages|runner|tool|tools|stack|runtime|version)$/i;
 
@@ -58,11 +58,11 @@ const READ_VERB =
 /** Words that say the object's content is wanted, whatever it looks like ("what files reference theme.css"). */
 const CONTENT_CUES: readonly RegExp[] = [
   /\b(?:contain(?:s|ing|ed)?|mention(?:s|ing|ed)?|referenc(?:e|es|ing|ed)|refer(?:s|ring)?\s+to|usages?|occurrences?|instances?\s+of|callers?\s+of|calls?\s+to|uses\s+of)\b/i,
-  /\b(?:who|what|anything|anybody|anyone|something|nothing|code)\s+(?:that\s+|which\s+)?(?:still\s+|ever\s+)?(?:calls?|calling|uses?|using|imports?|importing|references?|referencing|throws?|depends?|exports?|reads?)\b/i,
+  /\b(?:who|what|whats|what's|what\s+is|who's|who\s+is|anything|anybody|anyone|something|nothing|code)\s+(?:that\s+|which\s+)?(?:still\s+|ever\s+)?(?:calls?|calling|uses?|using|imports?|importing|references?|referencing|throws?|depends?|exports?|reads?)\b/i,
   /\bwhich\s+\w+\s+(?:calls?|uses?|imports?|references?|exports?|throws?|defines?)\b/i,
   /\bfiles?\s+(?:that\s+|which\s+)?(?:has|have|having|with|include|includes|including|use|uses|using|import|imports|importing|call|calls|calling|define|defines)\b/i,
   /\b(?:do|does|did)\s+(?:we|you|they|it|anything|anybody|anyone|any\s+\w+|the\s+\w+(?:\s+code)?)\s+(?:\w+\s+)?(?:use|call|import|reference|throw|handle|mention|depend|log|read|have|export)\b/i,
-  /\b(?:we|you|they)\s+(?:still\s+)?(?:using|calling|importing|referencing)\b/i,
+  /\b(?:we|you|they|i)\s+(?:still\s+|ever\s+)?(?:use|call|import|reference|using|calling|importing|referencing)\b/i,
   /\b(?:is|are|was|were)\b.{1,60}?\b(?:used|called|imported|referenced|defined|declared|implemented|instantiated|thrown|handled|exported|mentioned)\b/i,
 ];
 /** Where-questions about something code defines: searched when the object is code, found when it is a file. */
@@ -123,6 +123,9 @@ function stackIntent(input: RuleInput): RuleOutcome {
 /** The directory a stack question is about: a phrase, a path or directory name anywhere ("what framework does web use"), or "here". */
 function stackDirectory({ frame, view }: RuleInput): string | undefined {
   if (frame.directory !== undefined) return frame.directory;
+  // "which language is python/app.py written in": the directory holding the file.
+  const file = frame.files.find((candidate) => view?.kind(candidate) === 'file');
+  if (file) return path.posix.dirname(file);
   const tokens = frame.sentence.rest();
   for (const [at, token] of tokens.entries()) {
     const word = token.text.replace(/\/$/, '');
@@ -192,24 +195,39 @@ function fileByStem(token: Token, view?: WorkspaceView): string | undefined {
 }
 
 function stemMatch(word: string, view: WorkspaceView): string | undefined {
-  const files = stemIndex(view).get(word.toLowerCase());
-  return files?.length === 1 ? files[0] : undefined;
+  const { bare, stem } = stemIndex(view);
+  const key = word.toLowerCase();
+  const exact = bare.get(key);
+  if (exact) return exact.length === 1 ? exact[0] : undefined;
+  const loose = stem.get(key);
+  return loose?.length === 1 ? loose[0] : undefined;
 }
 
-const stemIndexes = new WeakMap<WorkspaceView, Map<string, string[]>>();
+interface StemIndex {
+  /** Lower-cased name without its last extension ("server" for server.ts, "server.test" for server.test.ts). */
+  bare: Map<string, string[]>;
+  /** Lower-cased name up to its first dot ("server" for both). */
+  stem: Map<string, string[]>;
+}
 
-/** Lower-cased name up to its first dot → files, built once per view (a view lives for one job). */
-function stemIndex(view: WorkspaceView): Map<string, string[]> {
+const stemIndexes = new WeakMap<WorkspaceView, StemIndex>();
+
+/** Files by their name without extension, built once per view (a view lives for one job). */
+function stemIndex(view: WorkspaceView): StemIndex {
   let index = stemIndexes.get(view);
   if (!index) {
-    index = new Map();
+    index = { bare: new Map(), stem: new Map() };
+    const add = (map: Map<string, string[]>, key: string, file: string) => {
+      const list = map.get(key);
+      if (list) list.push(file);
+      else map.set(key, [file]);
+    };
     for (const file of view.files()) {
       const base = file.slice(file.lastIndexOf('/') + 1).toLowerCase();
-      const dot = base.indexOf('.', 1);
-      const stem = dot > 0 ? base.slice(0, dot) : base;
-      const list = index.get(stem);
-      if (list) list.push(file);
-      else index.set(stem, [file]);
+      const last = base.lastIndexOf('.');
+      const first = base.indexOf('.', 1);
+      add(index.bare, last > 0 ? base.slice(0, last) : base, file);
+      add(index.stem, first > 0 ? base.slice(0, first) : base, file);
     }
     stemIndexes.set(view, index);
   }
@@ -243,7 +261,7 @@ function grepIntent(input: RuleInput): RuleOutcome {
   const object = frame.object;
   const explicit = GREP_WORD.test(text);
   const regex = frame.lineRegex ?? (object?.kind === 'regex' ? object.text : undefined);
-  const typed = frame.filters.type !== undefined && object !== undefined && !frame.name && object.kind !== 'file' && object.kind !== 'glob' && (contentWanted(input, object) || /\bfind\b/i.test(text));
+  const typed = frame.filters.type !== undefined && object !== undefined && !frame.name && object.kind !== 'file' && object.kind !== 'glob' && (contentWanted(input, object) || (/\bfind\b/i.test(text) && object.kind !== 'words'));
   if (!explicit && regex === undefined && !typed) return undefined;
   const pattern = regex ?? (object ? (explicit ? object.text : asRegex(object)) : undefined);
   if (!pattern) return undefined;
@@ -294,12 +312,12 @@ function findIntent(input: RuleInput): RuleOutcome {
   const asked = verb || /^(?:every|all|any)\b/i.test(text);
   if (frame.filters.hidden === 'only' && (verb && !/^(?:what|which|show|list)\b/i.test(text))) return findStep('.*', frame);
   const file = frame.files[0];
-  if (file && (verb || /\bwhich\s+(?:folder|directory)\b/i.test(text))) return findStep(path.posix.basename(file), frame);
+  if (file && (verb || /\bwhich\s+(?:folder|directory)\b/i.test(text) || /^(?:any|is\s+there|are\s+there|do\s+we\s+have|does\s+\S+\s+have)\b/i.test(text))) return findStep(path.posix.basename(file), frame);
   if (object?.kind === 'glob' && (asked || listy)) return findStep(object.text, frame);
   // A file type or kind with no place: the whole workspace ("list all .lock files", "what html files are there").
   const anywhere = frame.directory === undefined;
   if (frame.filters.type && (asked || (listy && anywhere) || COUNT.test(text))) return findStep(frame.filters.type, frame);
-  if (frame.kind && (asked || (listy && anywhere))) return findStep(`*${frame.kind}*`, frame, MEDIUM);
+  if (frame.kind && !frame.filters.lines && (asked || (listy && anywhere))) return findStep(`*${frame.kind}*`, frame, MEDIUM);
   if (verb && object?.kind === 'words' && isTypeWord(object.text)) return findStep(TYPE_GLOBS[object.text.toLowerCase()], frame);
   return undefined;
 }
@@ -315,6 +333,9 @@ function readIntent(input: RuleInput): RuleOutcome {
     return step('read_file', { path: named, ...(range ?? {}) });
   }
   if (references.file) return step('read_file', { ...(references.file.value ? { path: references.file.value } : {}), ...(range ?? {}) }, references.file.value ? HIGH : LOW);
+  // "the server file" with a line range: the one file of that name.
+  const kindFile = frame.kind && view ? stemMatch(frame.kind, view) : undefined;
+  if (kindFile && (range || /\b(?:open|read|cat|view|pull\s+up|print)\b/i.test(text))) return step('read_file', { path: kindFile, ...(range ?? {}) }, MEDIUM);
   // "the logger", "the readme": one file of the workspace by its name without extension.
   if (range || /\b(?:open|read|cat|view|pull\s+up|print|show)\b/i.test(text)) {
     const byStem = frame.sentence
