@@ -13,6 +13,7 @@ import workspaceFile from './workspace.json';
 import cassetteFile from './ai-cassette.json';
 import corpusFile from './corpus.json';
 import blindFile from './blind.json';
+import blindTwoFile from './blind-2.json';
 import { heldOut } from './held-out';
 
 /**
@@ -84,8 +85,10 @@ export interface EvalReport {
   corpus: RuleScore;
   /** The first labelled set (issue 6), kept as a regression gate. */
   original: RuleScore;
-  /** Written after the rules were built, on the corpus workspace, scored once and never tuned on. */
+  /** Round 1 of the blind check: scored once (88.3% / 85.0%), then tuned on. */
   blind: RuleScore;
+  /** Round 2 of the blind check: written after round 1 was tuned on, never tuned on. */
+  blindTwo: RuleScore;
   ai: PathScore & { bySource: Record<string, number> };
 }
 
@@ -220,12 +223,14 @@ function script(server: FakeChatServer, answer: CassetteEntry['answer']): void {
   else if (answer.hang) server.hang(AI_TIMEOUT_MS * 3).hang(AI_TIMEOUT_MS * 3);
 }
 
-/** A check written after the rules, never tuned on: every query counts as held out. */
-export const BLIND_SET: EvalSet = {
-  name: 'blind',
+/** Checks written after the rules, on the corpus workspace: round 1 was tuned on after its first score, round 2 never. */
+const blindSet = (name: string, file: { queries: LabelledQuery[] }): EvalSet => ({
+  name,
   workspace: (corpusFile as CorpusFile).workspace,
-  queries: (blindFile as { queries: LabelledQuery[] }).queries.map((item) => ({ ...item, heldout: true, family: 'blind' })),
-};
+  queries: file.queries.map((item) => ({ ...item, heldout: true, family: name })),
+});
+export const BLIND_SET = blindSet('blind round 1', blindFile as { queries: LabelledQuery[] });
+export const BLIND_TWO_SET = blindSet('blind round 2', blindTwoFile as { queries: LabelledQuery[] });
 
 /** The rules over one set, in a temp copy of its workspace. */
 async function withWorkspace<T>(files: readonly string[], run: (root: string, view: FileListView) => Promise<T> | T): Promise<T> {
@@ -238,12 +243,18 @@ async function withWorkspace<T>(files: readonly string[], run: (root: string, vi
 }
 
 export async function runInterpretEval(): Promise<EvalReport> {
-  const [corpus, blind] = await withWorkspace(CORPUS_SET.workspace, (root, view) => {
+  const [corpus, blind, blindTwo] = await withWorkspace(CORPUS_SET.workspace, (root, view) => {
     // Warm the code paths once so the latency figures are of steady state, not of first compilation.
     evaluateRules(root, view, CORPUS_SET.queries.slice(0, 40));
-    return [evaluateRules(root, view, CORPUS_SET.queries), evaluateRules(root, view, BLIND_SET.queries)];
+    return [CORPUS_SET, BLIND_SET, BLIND_TWO_SET].map((set) => evaluateRules(root, view, set.queries));
   });
-  return withWorkspace(ORIGINAL_SET.workspace, async (root, view) => ({ corpus, blind, original: evaluateRules(root, view, ORIGINAL_SET.queries), ai: await evaluateAi(root, view) }));
+  return withWorkspace(ORIGINAL_SET.workspace, async (root, view) => ({
+    corpus,
+    blind,
+    blindTwo,
+    original: evaluateRules(root, view, ORIGINAL_SET.queries),
+    ai: await evaluateAi(root, view),
+  }));
 }
 
 export function meetsTargets(report: EvalReport): boolean {
@@ -296,9 +307,11 @@ async function main(): Promise<void> {
   const showHeldout = process.argv.includes('--show-heldout');
   const report = await runInterpretEval();
   printRules(`rule fallback on the issue 17 corpus (${CORPUS_SET.queries.length} queries, ${CORPUS_SET.workspace.length}-file workspace)`, report.corpus, { showHeldout, byFamily: true });
-  printPath(`rule fallback on the blind check (written after the rules, never tuned on)`, report.blind.all);
-  if (showHeldout) printMisses(report.blind.all.misses);
-  else if (report.blind.all.misses.length > 0) console.log(`  ${report.blind.all.misses.length} blind misses not shown (--show-heldout prints them)`);
+  printPath('rule fallback on blind round 1 (first scored 88.3% / 85.0%, then tuned on)', report.blind.all);
+  printMisses(report.blind.all.misses);
+  printPath('rule fallback on blind round 2 (written after round 1 was tuned on; never tuned on)', report.blindTwo.all);
+  if (showHeldout) printMisses(report.blindTwo.all.misses);
+  else if (report.blindTwo.all.misses.length > 0) console.log(`  ${report.blindTwo.all.misses.length} blind misses not shown (--show-heldout prints them)`);
   printRules(`rule fallback on the original set (${ORIGINAL_SET.queries.length} queries)`, report.original, { showHeldout, byFamily: false });
   console.log(`targets: corpus held out tool name ≥ ${percent(RULE_TARGETS.toolAccuracy)}, exact arguments ≥ ${percent(RULE_TARGETS.argsAccuracy)}; original set ≥ ${percent(ORIGINAL_TARGETS.toolAccuracy)} / ${percent(ORIGINAL_TARGETS.argsAccuracy)}`);
   printPath('AI path (scripted answers on FakeChatServer, not a live model)', report.ai);
