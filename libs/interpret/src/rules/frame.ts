@@ -180,12 +180,23 @@ function unquote(value: string): string {
   return /^(["'`“]).*["'`”]$/.test(value) ? value.slice(1, -1) : value.replace(/(?<=[\w)\]])[?!,;]+$/, '');
 }
 
-/** "lines starting with #!" → `^#!`, "lines that end with TODO" → `TODO$`. */
+/** Punctuation called by its name ("lines ending with a semicolon"). */
+const SYMBOL_NAMES: Readonly<Record<string, string>> = {
+  backslash: '\\\\', semicolon: ';', comma: ',', colon: ':', period: '\\.', dot: '\\.', 'full stop': '\\.', space: ' ', whitespace: '\\s', tab: '\\t',
+  hash: '#', pound: '#', slash: '/', brace: '\\{', bracket: '\\[', parenthesis: '\\(', quote: '"', comment: '(?://|#)',
+};
+
+function lineTerm(raw: string): string {
+  const word = unquote(raw);
+  return /^["'`“]/.test(raw) ? escapeRegex(word) : (SYMBOL_NAMES[word.toLowerCase()] ?? escapeRegex(word));
+}
+
+/** "lines starting with #!" → `^#!`, "lines that end with TODO" → `TODO$`, "ending with a semicolon" → `;$`. */
 function takeLineRegex(sentence: Sentence, frame: Frame): void {
-  const start = sentence.takeFirst(new RegExp(`\\b(?:a\\s+)?lines?\\s+(?:that\\s+|which\\s+)?(?:start|starts|starting|begin|begins|beginning)\\s+with\\s+(?:the\\s+word\\s+)?${TERM}`, 'i'), undefined, 'text');
-  if (start) return void (frame.lineRegex = `^${escapeRegex(unquote(start[1]))}`);
-  const end = sentence.takeFirst(new RegExp(`\\b(?:a\\s+)?lines?\\s+(?:that\\s+|which\\s+)?(?:end|ends|ending)\\s+(?:with|in)\\s+(?:a\\s+)?${TERM}`, 'i'), undefined, 'text');
-  if (end) frame.lineRegex = `${escapeRegex(unquote(end[1]))}$`;
+  const start = sentence.takeFirst(new RegExp(`\\b(?:a\\s+)?lines?\\s+(?:that\\s+|which\\s+)?(?:start|starts|starting|begin|begins|beginning)\\s+with\\s+(?:the\\s+word\\s+|an?\\s+)?${TERM}`, 'i'), undefined, 'text');
+  if (start) return void (frame.lineRegex = `^${lineTerm(start[1])}`);
+  const end = sentence.takeFirst(new RegExp(`\\b(?:a\\s+)?lines?\\s+(?:that\\s+|which\\s+)?(?:end|ends|ending)\\s+(?:with|in)\\s+(?:an?\\s+)?${TERM}`, 'i'), undefined, 'text');
+  if (end) frame.lineRegex = `${lineTerm(end[1])}$`;
 }
 
 export function escapeRegex(text: string): string {
@@ -242,6 +253,12 @@ function takeLocation(sentence: Sentence, frame: Frame, view?: WorkspaceView): v
     frame.directory = ROOT_WORDS.test(directory) && view?.kind(directory) !== 'directory' ? '.' : clean(directory);
     frame.directoryFrom = 'phrase';
   };
+  // "search docs for X", "grep src/in for Y": the place right after the verb.
+  const searched = sentence.takeFirst(/(?<=\b(?:search|searching|grep|scan|check)\s+(?:the\s+|in\s+|through\s+)?)[\w@.~/-]+(?=\s+(?:for|to\s+find)\b)/i, (match) => isDirectory(match[0], view) || ROOT_WORDS.test(match[0]));
+  if (searched) return set(searched[0]);
+  // "the python tests" naming python/tests: two words that are a path of the workspace.
+  const pair = sentence.takeFirst(/(?<=\b(?:the|in|of|under)\s+)([\w@.-]+)\s+([\w@.-]+)\b/i, (match) => view?.kind(`${match[1]}/${match[2]}`) === 'directory');
+  if (pair) return set(`${pair[1]}/${pair[2]}`);
   const topLevel = sentence.take(/\b(?:at\s+|in\s+)?(?:the\s+)?(?:top[\s-]level|repo(?:sitory)?\s+root|project\s+root|root\s+(?:of\s+the\s+)?(?:repo|repository|project))(?:\s+of\s+the\s+(?:repo|repository|project|codebase|workspace))?\b/i);
   if (topLevel) return set('.');
   const named = sentence.takeFirst(

@@ -287,7 +287,9 @@ function contentWanted({ text, frame }: RuleInput, object: ObjectTerm): boolean 
   if (object.kind === 'file' || object.kind === 'glob') return false;
   const lookable = object.kind === 'code' || object.kind === 'literal' || object.kind === 'regex' || (object.kind === 'words' && !isTypeWord(object.text));
   if (SEARCH_VERB.test(text) && lookable) return true;
-  if (object.kind === 'code' && (WHERE_CODE.test(text) || /\bwhere(?:'s|\s+is|\s+are)\b/i.test(text))) return true;
+  if (object.kind === 'code' && /\bwhere(?:'s|\s+is|\s+are)\b/i.test(text)) return true;
+  // "where is the retry count read from": a where-question about something code uses, whatever it looks like.
+  if (WHERE_CODE.test(text) && !frame.kind) return true;
   if (PLAIN_QUESTION.test(text) && (object.kind === 'code' || object.kind === 'literal' || (object.kind === 'words' && CONTENT_NOUNS.test(text)))) return true;
   return /\bfind\b/i.test(text) && (object.kind === 'literal' || object.kind === 'code');
 }
@@ -326,6 +328,8 @@ function readIntent(input: RuleInput): RuleOutcome {
   const { text, frame, references, view } = input;
   const range = frame.filters.lines;
   if (!range && !READ_VERB.test(text)) return undefined;
+  // A where-question asks where something is, not to see it ("where is X read from").
+  if (!range && /^where\b/i.test(text) && frame.files.length === 0) return undefined;
   const file = frame.files.find((candidate) => view?.kind(clean(candidate)) !== 'directory' && !candidate.endsWith('/'));
   if (file) {
     // "the readme", "the makefile": a well-known name without its extension.

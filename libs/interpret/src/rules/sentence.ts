@@ -42,7 +42,10 @@ export class Sentence {
     for (const match of open.matchAll(WORD)) {
       const raw = match[0];
       const start = match.index ?? 0;
-      const lead = /^[(<“"'`]+(?=\w)/.exec(raw)?.[0].length ?? 0;
+      // An opening bracket goes unless the word closes it itself ("(foo|bar)Service" is one regex).
+      const opened = /^[(<“"'`]+(?=\w)/.exec(raw)?.[0] ?? '';
+      const balanced = opened.startsWith('(') && (raw.match(/\(/g)?.length ?? 0) <= (raw.match(/\)/g)?.length ?? 0);
+      const lead = balanced ? 0 : opened.length;
       const body = raw.slice(lead);
       const word = body.slice(0, body.length - trailingPunctuation(body));
       if (word.length === 0) continue;
