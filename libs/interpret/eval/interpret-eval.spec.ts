@@ -1,4 +1,4 @@
-import { CORPUS_SET, ORIGINAL_SET, ORIGINAL_TARGETS, RULE_TARGETS, runInterpretEval, type EvalReport, type RuleScore } from './run';
+import { BLIND_THREE_SET, CORPUS_SET, ORIGINAL_SET, ORIGINAL_TARGETS, RULE_TARGETS, runInterpretEval, type EvalReport, type RuleScore } from './run';
 import { heldOut } from './held-out';
 
 /** The eval as a gate: the rule fallback must keep its targets on the corpus's held-out part. */
@@ -29,6 +29,12 @@ describe('interpret eval', () => {
     expect(heldout.total).toBe(CORPUS_SET.queries.filter((item) => item.heldout).length);
     expect(heldout.toolAccuracy).toBeGreaterThanOrEqual(RULE_TARGETS.toolAccuracy);
     expect(heldout.argsAccuracy).toBeGreaterThanOrEqual(RULE_TARGETS.argsAccuracy);
+  });
+
+  it(`blind round 3 (written after the rules, never tuned on) meets the same targets`, () => {
+    expect(report.blindThree.all.total).toBe(BLIND_THREE_SET.queries.length);
+    expect(report.blindThree.all.toolAccuracy).toBeGreaterThanOrEqual(RULE_TARGETS.toolAccuracy);
+    expect(report.blindThree.all.argsAccuracy).toBeGreaterThanOrEqual(RULE_TARGETS.argsAccuracy);
   });
 
   it('corpus development part keeps the same bar', () => {
