@@ -4,7 +4,7 @@ import type { References } from '../deixis';
 import { resolvePath } from '../path-resolution';
 import { hasDirectoryNamed, type WorkspaceView } from '../workspace-view';
 import { escapeRegex, type Frame, type ObjectTerm } from './frame';
-import { FUNCTION_WORDS, isFileName, isSlashedPath, looksLikeRegex, TYPE_GLOBS } from './lexicon';
+import { FUNCTION_WORDS, isFileName, isSlashedPath, TYPE_GLOBS } from './lexicon';
 import { shellStep } from './shell';
 import type { Token } from './sentence';
 
@@ -400,4 +400,3 @@ function withLimit(planned: PlanStep, frame: Frame): PlanStep {
   return planned;
 }
 
-export { looksLikeRegex };
