@@ -5,7 +5,6 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { QUARRY_CONFIG, QuarryConfig, Logger, packageVersion } from '@quarry/config';
 import { BackendEndpoint, WorkspaceOperations, createQuarryMcpServer } from '@quarry/mcp';
-import { closeSharedSearchPool } from '@quarry/search';
 import { FileCache, resolveWorkspaceRoot } from '@quarry/workspace';
 import { Principal, ownerFilter } from '../auth/principal';
 import { JobEventsEmitter } from '../events/job-events.emitter';
@@ -106,8 +105,6 @@ export class McpSessions implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.sweeper);
     await Promise.all([...this.sessions.values()].map((session) => session.transport.close().catch(() => undefined)));
-    // The search threads of search_text calls (a worker in this process retires them too; twice is harmless).
-    await closeSharedSearchPool();
   }
 }
 
