@@ -9,8 +9,9 @@
  *   (g) guarded fetch agent vs plain undici; cache-hit library time (bench/fetch.bench.ts)
  *   (e) stack detection vs a gitignore-aware walk of the same tree (bench/detect.bench.ts)
  *   (m) mentions: parse 1 MB of prose, @search/@grep vs ripgrep, cached file load (bench/mentions.bench.ts)
+ *   (x) MCP: read_file and search_text over stdio vs the same operation in-process (bench/mcp.bench.ts)
  *
- * Options: --only a,b,p,c,d,f,g,e,m (p = Postgres round-trip profile; default: all); --quick for a
+ * Options: --only a,b,p,c,d,f,g,e,m,x (p = Postgres round-trip profile; default: all); --quick for a
  * short smoke run; --pin to pin each scan worker of (c) to its own CPU (taskset). Everything runs on 127.0.0.1; the whole run is
  * bounded by a watchdog, and child processes and queue keys are removed at the end.
  */
@@ -33,7 +34,7 @@ interface Target {
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
   const onlyIndex = argv.indexOf('--only');
-  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm'] : (argv[onlyIndex + 1] ?? '').split(','));
+  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 'x'] : (argv[onlyIndex + 1] ?? '').split(','));
   const started = Date.now();
   const watchdog = setTimeout(() => {
     console.error(`\nbench: watchdog — still running after ${WATCHDOG_MS / 60_000} min, giving up (children are killed on exit)`);
@@ -43,7 +44,7 @@ async function main(argv: string[]): Promise<number> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
   printMachine();
-  const results: { service?: ServiceBenchReport; walk?: unknown; fetch?: unknown; detect?: unknown; mentions?: unknown } = {};
+  const results: { service?: ServiceBenchReport; walk?: unknown; fetch?: unknown; detect?: unknown; mentions?: unknown; mcp?: unknown } = {};
   const targets: Target[] = [];
 
   if (only.has('a') || only.has('b') || only.has('c') || only.has('p') || only.has('f')) {
@@ -159,6 +160,22 @@ async function main(argv: string[]): Promise<number> {
         measured: `${cachedLoad.stats.p50.toFixed(3)} ms (p99 ${cachedLoad.stats.p99.toFixed(3)} ms)`,
         met: cachedLoad.stats.p50 < 0.2 && cachedLoad.misses === 0,
       },
+    );
+  }
+
+  if (only.has('x')) {
+    console.log('\n(x) MCP: read_file and search_text over stdio vs in-process (bench/mcp.bench.ts)');
+    console.log(`  ${describeQuiet(await waitForQuiet())}`);
+    const { runMcpBench } = await import('./mcp.bench');
+    const mcp = await runMcpBench({ quick });
+    results.mcp = mcp;
+    targets.push(
+      ...mcp.rows.map((row) => ({
+        figure: `(x) ${row.tool} over MCP stdio, ${row.call}: overhead p50`,
+        target: '≤ 5 ms',
+        measured: `${row.overheadP50.toFixed(2)} ms (MCP ${row.mcp.p50.toFixed(2)} ms, in-process ${row.library.p50.toFixed(2)} ms)`,
+        met: row.overheadP50 <= 5,
+      })),
     );
   }
 
