@@ -35,41 +35,6 @@ const SKIPPED_DIRS = new Set([
 ]);
 const BINARY = /\.(png|jpe?g|gif|ico|webp|avif|bmp|svg|woff2?|ttf|eot|otf|mp[34]|webm|wav|ogg|pdf|zip|gz|tgz|xz|bz2|7z|jar|war|class|so|dylib|dll|exe|o|a|pyc|wasm|db|sqlite3?|pkl|bin|ttc|psd|ai|sketch|mov)$/i;
 
-const labels = parseYaml(readFileSync(path.join(here, 'examples.yaml'), 'utf8'));
-const corpus = [];
-for (const group of labels.sources) {
-  const gitDir = path.join(mirror, group.repo.replace('/', '+'), 'repo');
-  if (!existsSync(gitDir)) throw new Error(`no snapshot of ${group.repo} under ${mirror}`);
-  const git = (...argv) => execFileSync('git', ['--git-dir', gitDir, ...argv], { encoding: 'buffer', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] });
-  const commit = git('rev-parse', 'HEAD').toString().trim();
-  for (const [relative, label] of Object.entries(group.examples)) {
-    const examplePath = [group.base, relative].filter((part) => part && part !== '.').join('/') || '.';
-    const expect = normaliseLabel(label);
-    // Blobs only: submodules (gitlinks) have no content here.
-    const listing = git('ls-tree', '-r', '-z', `${commit}:${examplePath === '.' ? '' : examplePath}`)
-      .toString()
-      .split('\0')
-      .filter((entry) => entry.includes(' blob '))
-      .map((entry) => entry.slice(entry.indexOf('\t') + 1));
-    const files = {};
-    const only = label.only ? new RegExp(label.only) : undefined;
-    for (const file of selectFiles(only ? listing.filter((name) => only.test(name)) : listing)) {
-      // Files of 4 MiB and more are absent from snapshots; none of them is a manifest.
-      let blob;
-      try {
-        blob = git('show', `${commit}:${examplePath === '.' ? file : `${examplePath}/${file}`}`);
-      } catch {
-        blob = Buffer.alloc(0);
-      }
-      files[file] = reduce(file, blob);
-    }
-    corpus.push({ id: `${group.repo}:${examplePath}`, source: { repo: group.repo, path: examplePath, commit }, expect, files });
-  }
-}
-corpus.sort((a, b) => (a.id < b.id ? -1 : 1));
-writeFileSync(path.join(here, 'corpus.json'), `${JSON.stringify({ generatedBy: 'libs/detect/eval/build-corpus.mjs', examples: corpus }, null, 1)}\n`);
-console.log(`${corpus.length} examples, ${corpus.reduce((n, e) => n + Object.keys(e.files).length, 0)} files`);
-
 /** `[language, build, framework]` or `{ expect: [...], start, services, path }`. */
 function normaliseLabel(label) {
   const object = Array.isArray(label) ? { expect: label } : label;
@@ -370,3 +335,39 @@ function keepCalls(text, start) {
   }
   return `${out.join('\n')}\n`;
 }
+
+// Last, so every reducer above is initialised before the first example is read.
+const labels = parseYaml(readFileSync(path.join(here, 'examples.yaml'), 'utf8'));
+const corpus = [];
+for (const group of labels.sources) {
+  const gitDir = path.join(mirror, group.repo.replace('/', '+'), 'repo');
+  if (!existsSync(gitDir)) throw new Error(`no snapshot of ${group.repo} under ${mirror}`);
+  const git = (...argv) => execFileSync('git', ['--git-dir', gitDir, ...argv], { encoding: 'buffer', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] });
+  const commit = git('rev-parse', 'HEAD').toString().trim();
+  for (const [relative, label] of Object.entries(group.examples)) {
+    const examplePath = [group.base, relative].filter((part) => part && part !== '.').join('/') || '.';
+    const expect = normaliseLabel(label);
+    // Blobs only: submodules (gitlinks) have no content here.
+    const listing = git('ls-tree', '-r', '-z', `${commit}:${examplePath === '.' ? '' : examplePath}`)
+      .toString()
+      .split('\0')
+      .filter((entry) => entry.includes(' blob '))
+      .map((entry) => entry.slice(entry.indexOf('\t') + 1));
+    const files = {};
+    const only = label.only ? new RegExp(label.only) : undefined;
+    for (const file of selectFiles(only ? listing.filter((name) => only.test(name)) : listing)) {
+      // Files of 4 MiB and more are absent from snapshots; none of them is a manifest.
+      let blob;
+      try {
+        blob = git('show', `${commit}:${examplePath === '.' ? file : `${examplePath}/${file}`}`);
+      } catch {
+        blob = Buffer.alloc(0);
+      }
+      files[file] = reduce(file, blob);
+    }
+    corpus.push({ id: `${group.repo}:${examplePath}`, source: { repo: group.repo, path: examplePath, commit }, expect, files });
+  }
+}
+corpus.sort((a, b) => (a.id < b.id ? -1 : 1));
+writeFileSync(path.join(here, 'corpus.json'), `${JSON.stringify({ generatedBy: 'libs/detect/eval/build-corpus.mjs', examples: corpus }, null, 1)}\n`);
+console.log(`${corpus.length} examples, ${corpus.reduce((n, e) => n + Object.keys(e.files).length, 0)} files`);
