@@ -120,7 +120,7 @@ function score(split: SplitScore, example: Example, services: UniversalBuild[]):
     const entry = split.fields[field];
     entry.scored++;
     if (got[field] === wanted[field]) entry.correct++;
-    else split.misses.push({ id: example.id, field, expected: wanted[field]!, got: got[field] ?? `(no service at ${expect.path ?? '.'}; found ${paths.join(', ')})` });
+    else split.misses.push({ id: example.id, field, expected: wanted[field]!, got: got[field] ?? (service ? '(none)' : `(no service at ${expect.path ?? '.'}; found ${paths.join(', ')})`) });
   }
 }
 
