@@ -29,7 +29,7 @@ export function assemble(analysis: ServiceAnalysis): UniversalBuild {
       ...(framework ? { framework: framework.value.id } : {}),
       confidence: language.confidence === 0 ? 0 : Math.min(...known.map((verdict) => verdict.confidence)),
       detected_by: verdicts.some((verdict) => verdict.detectedBy === 'llm') ? 'llm' : 'static',
-      warnings: unique([...service.root.warnings, ...verdicts.flatMap((verdict) => verdict.warnings ?? [])]),
+      warnings: unique([...service.root.warnings, ...service.scan.problems(service.dir), ...verdicts.flatMap((verdict) => verdict.warnings ?? [])]),
       ...(reasoning ? { reasoning } : {}),
     },
     workspace: {

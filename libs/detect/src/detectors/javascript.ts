@@ -56,8 +56,8 @@ export const javascriptLanguage: Language = {
     if (!service.has('package.json')) return undefined;
     const pkg = await packageJson(service);
     const typed = service.has('tsconfig.json') || dependencyNames(pkg).has('typescript');
-    // A package.json that does not parse still says "JavaScript"; the rest is read as empty.
-    return found<LanguageId>(typed ? 'typescript' : 'javascript', 1, pkg ? [] : [`${joinPath(service.dir, 'package.json')} does not parse as JSON`]);
+    // A package.json that does not parse still says "JavaScript" (the scan warns about it); the rest is read as empty.
+    return found<LanguageId>(typed ? 'typescript' : 'javascript');
   },
 };
 
