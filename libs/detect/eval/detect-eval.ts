@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { UniversalBuild } from '../src/assemble';
 import { detectStack } from '../src/detect-stack';
-import corpusFile from './corpus.json';
 
 /*
  * The detection eval: labelled examples from other projects' public fixtures (corpus.json, built
@@ -38,7 +38,18 @@ export type Field = (typeof FIELDS)[number];
 /** What the held-out part must reach; the unit test fails below them. */
 export const HELD_OUT_TARGETS: Partial<Record<Field, number>> = { language: 0.97, build_system: 0.95, framework: 0.9 };
 
-export const EXAMPLES: readonly Example[] = (corpusFile as { examples: Example[] }).examples;
+export const EXAMPLES: readonly Example[] = (JSON.parse(readFileSync(corpusPath(), 'utf8')) as { examples: Example[] }).examples;
+
+/** corpus.json beside this file in the sources; from dist/, the same file in the source tree. */
+function corpusPath(): string {
+  const beside = path.join(__dirname, 'corpus.json');
+  if (existsSync(beside)) return beside;
+  for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'libs', 'detect', 'eval', 'corpus.json');
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new Error('libs/detect/eval/corpus.json not found');
+}
 
 /** One example in three is held out: the first byte of sha256(id) modulo 3 is 0. Fixed before any result was seen. */
 export function isHeldOut(id: string): boolean {

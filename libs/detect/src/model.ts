@@ -123,6 +123,8 @@ export interface FrameworkPlan {
   /** Framework caches, relative to the service directory. */
   cache?: string[];
   health?: string;
+  /** The bundler beneath it when the project declares one (`vite`, `webpack`), reported beside the framework. */
+  bundler?: string;
 }
 
 export interface Framework {
