@@ -15,7 +15,7 @@ export const KNOWN_LANGUAGES = [
 ] as const;
 export const KNOWN_BUILD_SYSTEMS = [
   'npm', 'yarn-classic', 'yarn-berry', 'pnpm', 'bun', 'deno', 'pip', 'poetry', 'pipenv', 'uv', 'pdm',
-  'setuptools', 'go', 'cargo', 'maven', 'gradle', 'sbt', 'dotnet', 'composer', 'bundler', 'mix', 'cmake', 'meson',
+  'setuptools', 'conda', 'go', 'cargo', 'maven', 'gradle', 'sbt', 'dotnet', 'composer', 'bundler', 'mix', 'cmake', 'meson',
   'swiftpm', 'dart-pub', 'lein', 'clojure-tools', 'stack', 'cabal', 'shards', 'gleam', 'zig', 'make', 'unknown',
 ] as const;
 export const KNOWN_FRAMEWORKS = [

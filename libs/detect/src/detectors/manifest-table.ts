@@ -1,5 +1,6 @@
-import type { BuildSystemId, LanguageId, RuntimeId } from '../ids';
-import type { BuildPlan, BuildSystem, Language, Runtime, ServiceContext } from '../model';
+import { custom, type BuildSystemId, type FrameworkId, type LanguageId, type RuntimeId } from '../ids';
+import type { BuildPlan, BuildSystem, Framework, FrameworkPlan, Language, Runtime, ServiceContext } from '../model';
+import { joinPath } from '../scan';
 import { found, versionFromFiles } from './shared';
 
 /*
@@ -120,6 +121,73 @@ function rowRuntime(row: ManifestRow): Runtime {
       return found({ name: row.runtime, version, ports: [] });
     },
   };
+}
+
+/** Frameworks of the table's ecosystems, by a marker in the build files they read (most specific first). */
+const TABLE_FRAMEWORKS: { build: BuildSystemId; files: string[]; rules: { id: FrameworkId; marker: RegExp; port: number }[] }[] = [
+  {
+    build: 'sbt',
+    files: ['build.sbt', 'project/plugins.sbt'],
+    rules: [
+      { id: custom('play'), marker: /org\.playframework|com\.typesafe\.play|PlayScala|PlayJava/, port: 9000 },
+      { id: custom('akka-http'), marker: /akka-http|pekko-http/, port: 8080 },
+      { id: custom('http4s'), marker: /http4s/, port: 8080 },
+    ],
+  },
+  ...(['lein', 'clojure-tools'] as const).map((build) => ({
+    build,
+    files: ['project.clj', 'deps.edn'],
+    rules: [
+      { id: custom('luminus'), marker: /luminus/, port: 3000 },
+      { id: custom('pedestal'), marker: /io\.pedestal/, port: 8080 },
+      { id: custom('compojure'), marker: /\bcompojure\b/, port: 3000 },
+      { id: custom('ring'), marker: /\bring\/ring-/, port: 3000 },
+    ],
+  })),
+  {
+    build: 'swiftpm',
+    files: ['Package.swift'],
+    rules: [
+      { id: custom('vapor'), marker: /vapor\/vapor/, port: 8080 },
+      { id: custom('hummingbird'), marker: /hummingbird-project\/hummingbird/, port: 8080 },
+      { id: custom('kitura'), marker: /Kitura/, port: 8080 },
+    ],
+  },
+  {
+    build: 'shards',
+    files: ['shard.yml'],
+    rules: [
+      { id: custom('lucky'), marker: /luckyframework\/lucky\b/, port: 3000 },
+      { id: custom('amber'), marker: /amberframework\/amber\b/, port: 3000 },
+      { id: custom('kemal'), marker: /kemalcr\/kemal\b/, port: 3000 },
+    ],
+  },
+  {
+    build: 'dart-pub',
+    files: ['pubspec.yaml'],
+    rules: [
+      { id: custom('dart-frog'), marker: /\bdart_frog\b/, port: 8080 },
+      { id: custom('flutter'), marker: /sdk:\s*flutter/, port: 8080 },
+    ],
+  },
+];
+
+export const TABLE_FRAMEWORK_DETECTORS: Framework[] = TABLE_FRAMEWORKS.map(({ build, files, rules }) => ({
+  id: custom(`${build}-frameworks`),
+  languages: [...new Set(ROWS.filter((row) => row.build === build).map((row) => row.language))],
+  async detect(service, stack) {
+    if (stack.build.id !== build) return undefined;
+    const texts = await Promise.all(files.map((file) => readNested(service, file)));
+    const text = texts.filter(Boolean).join('\n');
+    const rule = rules.find(({ marker }) => marker.test(text));
+    return rule ? found<FrameworkPlan>({ id: rule.id, ports: [rule.port] }) : undefined;
+  },
+}));
+
+/** `project/plugins.sbt` and other files one directory down. */
+function readNested(service: ServiceContext, file: string): Promise<string | undefined> {
+  const slash = file.lastIndexOf('/');
+  return slash < 0 ? service.read(file) : service.scan.read(joinPath(service.dir, file.slice(0, slash)), file.slice(slash + 1));
 }
 
 export const TABLE_LANGUAGES: Language[] = [...ROWS.map(rowLanguage), ...MAKE_LANGUAGE_DETECTORS];
