@@ -1,6 +1,6 @@
 import type { LanguageId } from './ids';
 import { directoryName, NO_ROOT_FACTS, serviceContext } from './context';
-import type { Answer, BuildPlan, FrameworkPlan, RootFacts, RuntimePlan, ServiceContext, Verdict, WorkspaceLayout } from './model';
+import type { Answer, BuildPlan, FrameworkPlan, Language, RootFacts, RuntimePlan, ServiceContext, Verdict, WorkspaceLayout } from './model';
 import type { DetectorRegistry } from './registry';
 import { memberAt } from './assemble';
 import type { RepoScan } from './scan';
@@ -35,15 +35,26 @@ export async function findWorkspace(scan: RepoScan, registry: DetectorRegistry):
   };
 }
 
-/** Services of a repository that is not a workspace: the root if it is one, else the shallowest service folders. */
+/**
+ * Services of a repository that is not a workspace: the root if it is one, else the shallowest
+ * service folders. Manifests first; only when no manifest marks a service anywhere near the top
+ * are source files asked (a lone `main.py`), so a `scripts/deploy.sh` never competes with a real
+ * service.
+ */
 export async function findServiceDirectories(scan: RepoScan, registry: DetectorRegistry): Promise<string[]> {
-  if (await isService(scan, '.', registry)) return ['.'];
+  const manifests = registry.discoveryLanguages.filter((language) => !language.fromSources);
+  const found = await discover(scan, manifests);
+  return found.length > 0 || manifests.length === registry.discoveryLanguages.length ? found : discover(scan, registry.discoveryLanguages);
+}
+
+async function discover(scan: RepoScan, languages: readonly Language[]): Promise<string[]> {
+  if (await isService(scan, '.', languages)) return ['.'];
   const candidates: string[] = [];
   for (const dir of scan.directories) {
     const depth = dir.split('/').length;
     if (dir === '.' || depth > DISCOVERY_DEPTH) continue;
     if (candidates.some((found) => dir.startsWith(`${found}/`))) continue;
-    if (await isService(scan, dir, registry)) candidates.push(dir);
+    if (await isService(scan, dir, languages)) candidates.push(dir);
   }
   const primary = candidates.filter((dir) => !isSideFolder(dir));
   return primary.length > 0 ? primary : candidates;
@@ -64,7 +75,7 @@ export async function findServicesBesideWorkspace(scan: RepoScan, registry: Dete
   for (const dir of scan.directories) {
     if (dir === '.' || dir.split('/').length > DISCOVERY_DEPTH || isSideFolder(dir) || covered(dir)) continue;
     if (extras.some((found) => dir.startsWith(`${found}/`))) continue;
-    const language = await discoveredLanguage(scan, dir, registry);
+    const language = await discoveredLanguage(scan, dir, registry.discoveryLanguages.filter((candidate) => !candidate.fromSources));
     if (language !== undefined && !ownLanguages.has(language)) extras.push(dir);
   }
   return extras;
@@ -75,13 +86,13 @@ function ancestorsOf(dir: string): string[] {
   return parts.slice(1).map((_, index) => parts.slice(0, index + 1).join('/'));
 }
 
-async function isService(scan: RepoScan, dir: string, registry: DetectorRegistry): Promise<boolean> {
-  return (await discoveredLanguage(scan, dir, registry)) !== undefined;
+async function isService(scan: RepoScan, dir: string, languages: readonly Language[]): Promise<boolean> {
+  return (await discoveredLanguage(scan, dir, languages)) !== undefined;
 }
 
-async function discoveredLanguage(scan: RepoScan, dir: string, registry: DetectorRegistry): Promise<LanguageId | undefined> {
+async function discoveredLanguage(scan: RepoScan, dir: string, languages: readonly Language[]): Promise<LanguageId | undefined> {
   const service = serviceContext(scan, dir, NO_ROOT_FACTS);
-  return (await firstVerdict(registry.discoveryLanguages, (language) => language.detect(service)))?.value;
+  return (await firstVerdict(languages, (language) => language.detect(service)))?.value;
 }
 
 function isSideFolder(dir: string): boolean {

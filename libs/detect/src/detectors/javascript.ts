@@ -314,6 +314,7 @@ const JS_FRAMEWORK_RULES: JsFrameworkRule[] = [
   { id: 'gatsby', packages: ['gatsby'], ports: [], cache: ['.cache', 'public'] },
   { id: custom('eleventy'), packages: ['@11ty/eleventy'], ports: [] },
   { id: custom('hexo'), packages: ['hexo'], ports: [] },
+  { id: custom('hugo'), packages: ['hugo-bin', 'hugo-extended', 'hugo-installer'], ports: [] },
   { id: custom('saber'), packages: ['saber'], ports: [] },
   { id: custom('scully'), packages: ['@scullyio/scully'], ports: [] },
   { id: custom('slidev'), packages: ['@slidev/cli'], ports: [] },

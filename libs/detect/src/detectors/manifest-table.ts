@@ -20,7 +20,27 @@ interface ManifestRow {
   cache: string[];
   /** Tool names in `.tool-versions` / `mise.toml`. */
   tools: string[];
+  /** When the manifest serves several languages (CMake, Meson, Bazel): which one this project is. */
+  languageOf?: (service: ServiceContext) => Promise<LanguageId | undefined>;
+  /** Every language `languageOf` can answer. */
+  languages?: LanguageId[];
 }
+
+/** Source extensions per language, C++ before C (a C++ tree holds `.c` files too). */
+const MAKE_LANGUAGES: { language: LanguageId; extensions: string[] }[] = [
+  { language: 'cpp', extensions: ['.cpp', '.cc', '.cxx', '.hpp'] },
+  { language: 'c', extensions: ['.c'] },
+];
+
+const BAZEL_LANGUAGES: { language: LanguageId; extensions: string[] }[] = [
+  ...MAKE_LANGUAGES,
+  { language: 'java', extensions: ['.java'] },
+  { language: 'go', extensions: ['.go'] },
+  { language: 'kotlin', extensions: ['.kt'] },
+  { language: 'rust', extensions: ['.rs'] },
+  { language: 'python', extensions: ['.py'] },
+  { language: 'typescript', extensions: ['.ts'] },
+];
 
 const ROWS: ManifestRow[] = [
   { language: 'scala', build: 'sbt', runtime: 'java', manifest: 'build.sbt', install: ['sbt update'], buildCommands: ['sbt package'], cache: ['~/.ivy2/cache', '~/.sbt', '~/.cache/coursier'], tools: ['java'] },
@@ -32,9 +52,19 @@ const ROWS: ManifestRow[] = [
   { language: 'haskell', build: 'cabal', runtime: 'haskell', manifest: '*.cabal', install: ['cabal update', 'cabal build --only-dependencies'], buildCommands: ['cabal build'], cache: ['~/.cabal/packages', 'dist-newstyle'], tools: ['ghc'] },
   { language: 'crystal', build: 'shards', runtime: 'crystal', manifest: 'shard.yml', install: ['shards install'], buildCommands: ['shards build --release'], cache: ['lib'], tools: ['crystal'] },
   { language: 'gleam', build: 'gleam', runtime: 'erlang', manifest: 'gleam.toml', install: ['gleam deps download'], buildCommands: ['gleam build'], cache: ['build'], tools: ['gleam'] },
-  { language: 'cpp', build: 'cmake', runtime: 'native', manifest: 'CMakeLists.txt', install: [], buildCommands: ['cmake -B build -DCMAKE_BUILD_TYPE=Release', 'cmake --build build'], cache: ['build'], tools: [] },
+  {
+    language: 'cpp', build: 'cmake', runtime: 'native', manifest: 'CMakeLists.txt', install: [], buildCommands: ['cmake -B build -DCMAKE_BUILD_TYPE=Release', 'cmake --build build'], cache: ['build'], tools: [],
+    languageOf: (service) => declaredOrSourceLanguage(service, 'CMakeLists.txt', /\bproject\s*\(([^)]*)\)/i), languages: ['c', 'cpp'],
+  },
   { language: 'zig', build: 'zig', runtime: 'native', manifest: 'build.zig', install: ['zig build --fetch'], buildCommands: ['zig build -Doptimize=ReleaseSafe'], cache: ['.zig-cache', 'zig-out', '~/.cache/zig'], tools: ['zig'] },
-  { language: 'c', build: 'meson', runtime: 'native', manifest: 'meson.build', install: [], buildCommands: ['meson setup build', 'meson compile -C build'], cache: ['build'], tools: [] },
+  {
+    language: 'c', build: 'meson', runtime: 'native', manifest: 'meson.build', install: [], buildCommands: ['meson setup build', 'meson compile -C build'], cache: ['build'], tools: [],
+    languageOf: (service) => declaredOrSourceLanguage(service, 'meson.build', /\bproject\s*\(([^)]*)\)/), languages: ['c', 'cpp'],
+  },
+  ...['MODULE.bazel', 'WORKSPACE.bazel', 'WORKSPACE', 'BUILD.bazel', 'BUILD'].map((manifest): ManifestRow => ({
+    language: 'cpp', build: 'bazel', runtime: 'native', manifest, install: [], buildCommands: ['bazel build //...'], cache: ['~/.cache/bazel'], tools: ['bazel'],
+    languageOf: async (service) => sourceLanguage(service, BAZEL_LANGUAGES), languages: BAZEL_LANGUAGES.map(({ language }) => language),
+  })),
 ];
 
 /**
@@ -43,15 +73,36 @@ const ROWS: ManifestRow[] = [
  * Makefile stays what its manifest says.
  */
 const MAKEFILES = ['GNUmakefile', 'makefile', 'Makefile'];
-const MAKE_LANGUAGES: { language: LanguageId; extensions: string[] }[] = [
-  { language: 'cpp', extensions: ['.cpp', '.cc', '.cxx', '.hpp'] },
-  { language: 'c', extensions: ['.c'] },
-];
 
 function makeLanguage(service: ServiceContext): LanguageId | undefined {
   if (!MAKEFILES.some((name) => service.has(name))) return undefined;
-  const sources = [...service.files(), ...(service.scan.files.get(service.dir === '.' ? 'src' : `${service.dir}/src`) ?? [])];
-  return MAKE_LANGUAGES.find(({ extensions }) => sources.some((name) => extensions.some((extension) => name.endsWith(extension))))?.language;
+  return sourceLanguage(service, MAKE_LANGUAGES);
+}
+
+
+/**
+ * The first language (in list order: C++ before C, since a C++ tree also holds `.c` files) whose
+ * sources sit in the directory or one level down (`src/`, `main/`, `lib/`). Headers alone (a
+ * header-only library) count as C.
+ */
+function sourceLanguage(service: ServiceContext, languages: { language: LanguageId; extensions: string[] }[]): LanguageId | undefined {
+  const prefix = service.dir === '.' ? '' : `${service.dir}/`;
+  const nearby = [service.dir, ...service.scan.directories.filter((dir) => dir.startsWith(prefix) && dir !== service.dir && !dir.slice(prefix.length).includes('/'))];
+  const names = nearby.flatMap((dir) => service.scan.files.get(dir) ?? []);
+  const language = languages.find(({ extensions }) => names.some((name) => extensions.some((extension) => name.endsWith(extension))))?.language;
+  return language ?? (names.some((name) => name.endsWith('.h')) && languages.some((entry) => entry.language === 'c') ? 'c' : undefined);
+}
+
+/**
+ * C or C++ for CMake and Meson: the languages `project()` declares (`LANGUAGES C`, `'c'`), else
+ * the sources. CMake's default (no LANGUAGES) enables both, so the sources decide.
+ */
+async function declaredOrSourceLanguage(service: ServiceContext, manifest: string, project: RegExp): Promise<LanguageId | undefined> {
+  const call = ((await service.read(manifest)) ?? '').match(project)?.[1] ?? '';
+  const tokens = new Set(call.split(/[\s,'"[\]]+/).map((token) => token.toLowerCase()));
+  if (tokens.has('cxx') || tokens.has('cpp')) return 'cpp';
+  if (tokens.has('c')) return 'c';
+  return sourceLanguage(service, MAKE_LANGUAGES);
 }
 
 const makeOnly = (service: ServiceContext) => matchingRow(service) === undefined ? makeLanguage(service) : undefined;
@@ -95,7 +146,8 @@ function rowLanguage(row: ManifestRow): Language {
   return {
     id: row.language,
     detect(service) {
-      return matchingRow(service) === row ? found(row.language) : undefined;
+      if (matchingRow(service) !== row) return undefined;
+      return row.languageOf ? row.languageOf(service).then((language) => found(language ?? row.language)) : found(row.language);
     },
   };
 }
@@ -103,7 +155,7 @@ function rowLanguage(row: ManifestRow): Language {
 function rowBuild(row: ManifestRow): BuildSystem {
   return {
     id: row.build,
-    languages: [row.language],
+    languages: row.languages ?? [row.language],
     detect(service) {
       if (matchingRow(service) !== row) return undefined;
       return found<BuildPlan>({ id: row.build, install: row.install, build: row.buildCommands, cache: row.cache });
@@ -114,7 +166,7 @@ function rowBuild(row: ManifestRow): BuildSystem {
 function rowRuntime(row: ManifestRow): Runtime {
   return {
     id: row.runtime,
-    languages: [row.language],
+    languages: row.languages ?? [row.language],
     async detect(service, stack) {
       if (stack.build.id !== row.build) return undefined;
       const version = (row.tools.length ? await versionFromFiles(service, [], row.tools) : undefined) ?? { source: 'default' };
