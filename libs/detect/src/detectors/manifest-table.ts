@@ -63,7 +63,7 @@ const ROWS: ManifestRow[] = [
   },
   ...['MODULE.bazel', 'WORKSPACE.bazel', 'WORKSPACE', 'BUILD.bazel', 'BUILD'].map((manifest): ManifestRow => ({
     language: 'cpp', build: 'bazel', runtime: 'native', manifest, install: [], buildCommands: ['bazel build //...'], cache: ['~/.cache/bazel'], tools: ['bazel'],
-    languageOf: async (service) => sourceLanguage(service, BAZEL_LANGUAGES), languages: BAZEL_LANGUAGES.map(({ language }) => language),
+    languageOf: async (service) => (await bazelRuleLanguage(service)) ?? mostCommonLanguage(service, BAZEL_LANGUAGES), languages: BAZEL_LANGUAGES.map(({ language }) => language),
   })),
 ];
 
@@ -91,6 +91,39 @@ function sourceLanguage(service: ServiceContext, languages: { language: Language
   const names = nearby.flatMap((dir) => service.scan.files.get(dir) ?? []);
   const language = languages.find(({ extensions }) => names.some((name) => extensions.some((extension) => name.endsWith(extension))))?.language;
   return language ?? (names.some((name) => name.endsWith('.h')) && languages.some((entry) => entry.language === 'c') ? 'c' : undefined);
+}
+
+/** The language of the rules a BUILD file declares (`java_binary`, `cc_library`, `go_binary`), the most frequent first. */
+const BAZEL_RULE_LANGUAGES: Record<string, LanguageId> = { cc: 'cpp', java: 'java', go: 'go', py: 'python', rust: 'rust', kt_jvm: 'kotlin', ts: 'typescript', scala: 'scala' };
+
+async function bazelRuleLanguage(service: ServiceContext): Promise<LanguageId | undefined> {
+  const prefix = service.dir === '.' ? '' : `${service.dir}/`;
+  const counts = new Map<LanguageId, number>();
+  const buildFiles = service.scan.directories.filter((dir) => dir === service.dir || dir.startsWith(prefix)).slice(0, 200);
+  for (const dir of buildFiles) {
+    for (const name of ['BUILD', 'BUILD.bazel']) {
+      const text = service.scan.has(dir, name) ? await service.scan.read(dir, name) : undefined;
+      for (const match of text?.matchAll(/\b(cc|java|go|py|rust|kt_jvm|ts|scala)_(binary|library|test|image)\s*\(/g) ?? []) {
+        const language = BAZEL_RULE_LANGUAGES[match[1]];
+        counts.set(language, (counts.get(language) ?? 0) + 1);
+      }
+    }
+  }
+  return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+}
+
+/** Bazel trees keep sources deep (`src/main/java/…`): the language with the most files anywhere below the service. */
+function mostCommonLanguage(service: ServiceContext, languages: { language: LanguageId; extensions: string[] }[]): LanguageId | undefined {
+  const prefix = service.dir === '.' ? '' : `${service.dir}/`;
+  const counts = new Map<LanguageId, number>();
+  for (const dir of service.scan.directories) {
+    if (dir !== service.dir && !dir.startsWith(prefix)) continue;
+    for (const name of service.scan.files.get(dir) ?? []) {
+      const language = languages.find(({ extensions }) => extensions.some((extension) => name.endsWith(extension)))?.language;
+      if (language) counts.set(language, (counts.get(language) ?? 0) + 1);
+    }
+  }
+  return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
 }
 
 /**
