@@ -132,6 +132,8 @@ const REDUCERS = {
   'Package.swift': reducePackageSwift,
   'pubspec.yaml': (text) => json(pick(parseYaml(text), ['name', 'environment', 'dependencies', 'dev_dependencies', 'flutter'])).replace(/^/, '# regenerated as JSON, which is YAML\n'),
   'shard.yml': (text) => json(pick(parseYaml(text), ['name', 'version', 'dependencies', 'targets', 'crystal'])).replace(/^/, '# regenerated as JSON, which is YAML\n'),
+  'environment.yml': (text) => json(pick(parseYaml(text), ['name', 'dependencies'])).replace(/^/, '# regenerated as JSON, which is YAML\n'),
+  'environment.yaml': (text) => json(pick(parseYaml(text), ['name', 'dependencies'])).replace(/^/, '# regenerated as JSON, which is YAML\n'),
   'gleam.toml': (text) => stringifyToml(pick(parseToml(text), ['name', 'version', 'target', 'dependencies'])),
   'CMakeLists.txt': (text) => keepCalls(text, /^\s*(cmake_minimum_required|project|add_subdirectory|add_executable|add_library|enable_language|set\s*\(\s*CMAKE_(C|CXX)_STANDARD)\s*\(/i),
   'meson.build': (text) => keepCalls(text, /^\s*(project|subdir|executable|library|shared_library|static_library)\s*\(/),

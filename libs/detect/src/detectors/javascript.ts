@@ -445,7 +445,7 @@ export const bunRuntime: Runtime = {
     return found({
       name: 'bun' as const,
       version,
-      command: startCommand(pkg, stack.build.scriptRunner, stack.framework, 'bun'),
+      command: startCommand(service, pkg, stack.build.scriptRunner, stack.framework, 'bun'),
       ports: stack.framework?.ports ?? [],
       base_image: `oven/bun:${majorOf(version.requested) ?? '1'}`,
     });
@@ -464,7 +464,7 @@ export const nodeRuntime: Runtime = {
     return found({
       name: 'node' as const,
       version,
-      command: startCommand(pkg, stack.build.scriptRunner, stack.framework, 'node'),
+      command: startCommand(service, pkg, stack.build.scriptRunner, stack.framework, 'node'),
       ports: stack.framework?.ports ?? [],
       base_image: `node:${majorOf(version.requested)?.split('.')[0] ?? DEFAULT_NODE}-slim`,
     });
@@ -475,9 +475,15 @@ function manifestVersion(requested: string | undefined, source: string) {
   return requested ? { requested, source } : undefined;
 }
 
-/** Precedence: the `start` script, then `main`, then the framework's convention. */
-function startCommand(pkg: PackageJson | undefined, runner: string | undefined, framework: FrameworkPlan | undefined, binary: string): string | undefined {
+/**
+ * Precedence: the `start` script, then `main`, then the framework's convention, then the entry
+ * file the runtime itself would pick (`npm start` runs `node server.js` when there is one).
+ */
+function startCommand(service: ServiceContext, pkg: PackageJson | undefined, runner: string | undefined, framework: FrameworkPlan | undefined, binary: string): string | undefined {
   if (pkg?.scripts?.start) return runner === 'npm run' || !runner ? 'npm start' : `${runner} start`;
   if (pkg?.main) return `${binary} ${pkg.main}`;
-  return framework?.start;
+  if (framework?.start) return framework.start;
+  const entries = binary === 'bun' ? ['index.ts', 'server.ts', 'main.ts', 'app.ts', 'index.js', 'server.js'] : ['server.js', 'index.js', 'app.js', 'main.js'];
+  const entry = entries.find((name) => service.has(name)) ?? (binary === 'bun' ? service.files().find((name) => /\.(ts|js)$/.test(name) && !name.endsWith('.d.ts') && !/\.config\./.test(name)) : undefined);
+  return entry ? `${binary} ${entry}` : undefined;
 }

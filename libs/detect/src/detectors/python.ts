@@ -229,6 +229,7 @@ export const PYTHON_FRAMEWORKS: Framework[] = [
   pythonFramework(custom('dash'), script(custom('dash'), 8050)),
   pythonFramework(custom('reflex'), () => ({ id: custom('reflex'), start: 'reflex run --env prod', ports: [3000, 8000] })),
   pythonFramework('django', djangoPlan, (service) => service.has('manage.py')),
+  pythonFramework(custom('langserve'), served(custom('langserve'), 'asgi')),
   pythonFramework('fastapi', fastapiPlan),
   pythonFramework(custom('litestar'), served(custom('litestar'), 'asgi')),
   pythonFramework('flask', flaskPlan),
