@@ -74,9 +74,14 @@ const ROWS: ManifestRow[] = [
  */
 const MAKEFILES = ['GNUmakefile', 'makefile', 'Makefile'];
 
+/**
+ * A Makefile makes its directory a C or C++ project when sources sit beside it or one level down,
+ * or anywhere below it when the tree is one build (Kconfig, or sub-Makefiles it descends into):
+ * a Kbuild tree like Linux is one project, its subsystem Makefiles are part of the root's build.
+ */
 function makeLanguage(service: ServiceContext): LanguageId | undefined {
   if (!MAKEFILES.some((name) => service.has(name))) return undefined;
-  return sourceLanguage(service, MAKE_LANGUAGES);
+  return sourceLanguage(service, MAKE_LANGUAGES) ?? (service.has('Kconfig') || service.has('Kbuild') ? mostCommonLanguage(service, MAKE_LANGUAGES) : undefined);
 }
 
 
