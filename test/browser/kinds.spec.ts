@@ -26,6 +26,17 @@ const monorepo = () =>
     'apps/admin/app/page.tsx': 'export default function Page() { return null; }\n',
   });
 
+/** Eight Go services side by side: enough for the collapsed, filterable list. */
+const manyServices = () =>
+  makeTree(
+    Object.fromEntries(
+      ['auth', 'billing', 'catalog', 'gateway', 'mailer', 'orders', 'search', 'users'].flatMap((name) => [
+        [`services/${name}/go.mod`, `module example.com/${name}\n\ngo 1.22\n`],
+        [`services/${name}/main.go`, 'package main\n'],
+      ]),
+    ),
+  );
+
 const APP_TS = ['import { main } from "./main";', 'export const port = 3000; // TODO(ana): read from env', 'main(port);', '// TODO: graceful shutdown', ''].join('\n');
 const project = () =>
   makeTree({
@@ -65,11 +76,13 @@ describe('the detect, mentions and interpret views', () => {
   let stack: TestStack;
   let repo: string;
   let code: string;
+  let many: string;
 
   beforeAll(async () => {
     repo = monorepo();
     code = project();
-    stack = await TestStack.start({ workspaceRoots: [repo, code], workerConcurrency: 2 });
+    many = manyServices();
+    stack = await TestStack.start({ workspaceRoots: [repo, code, many], workerConcurrency: 2 });
   });
   afterAll(() => stack.close());
   afterEach(() => {
@@ -121,11 +134,9 @@ describe('the detect, mentions and interpret views', () => {
     }, 60_000);
 
     it('a repository of many services: the run warning once, a summary table, collapsed cards and a filter', async () => {
-      const services = ['auth', 'billing', 'catalog', 'gateway', 'mailer', 'orders', 'search', 'users'];
-      const many = await makeTree(Object.fromEntries(services.flatMap((name) => [[`services/${name}/go.mod`, `module example.com/${name}\n\ngo 1.22\n`], [`services/${name}/main.go`, 'package main\n']])));
       const page = await openPage(stack.url);
       await openForm(page, 'Detect');
-      await page.getByLabel('Repository path').fill(many.root);
+      await page.getByLabel('Repository path').fill(many);
       const id = await startJob(page, 'Detect'); // the server's default mode: full, and no LLM is configured
       const view = await finished(page, id, 'detect');
 

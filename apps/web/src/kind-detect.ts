@@ -97,7 +97,7 @@ function matches(service: UniversalBuild, query: string): boolean {
 }
 
 function SummaryTable({ services }: { services: DetectResult }) {
-  return html`<table class="service-summary" aria-label="Services">
+  return html`<div class="table-scroll"><table class="service-summary" aria-label="Services">
     <thead><tr><th scope="col">Service</th><th scope="col">Language</th><th scope="col">Build</th><th scope="col">Framework</th><th scope="col" class="num">Confidence</th></tr></thead>
     <tbody>
       ${services.map(
@@ -110,7 +110,7 @@ function SummaryTable({ services }: { services: DetectResult }) {
         </tr>`,
       )}
     </tbody>
-  </table>`;
+  </table></div>`;
 }
 
 /** The summary row opens and scrolls to its card instead of changing the page's route. */
