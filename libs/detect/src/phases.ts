@@ -50,9 +50,7 @@ export async function findServiceDirectories(scan: RepoScan, registry: DetectorR
 async function discover(scan: RepoScan, languages: readonly Language[]): Promise<string[]> {
   if (await isService(scan, '.', languages)) return ['.'];
   const candidates: string[] = [];
-  for (const dir of scan.directories) {
-    const depth = dir.split('/').length;
-    if (dir === '.' || depth > DISCOVERY_DEPTH) continue;
+  for (const dir of shallowDirectories(scan)) {
     if (candidates.some((found) => dir.startsWith(`${found}/`))) continue;
     if (await isService(scan, dir, languages)) candidates.push(dir);
   }
@@ -72,13 +70,24 @@ export async function findServicesBesideWorkspace(scan: RepoScan, registry: Dete
   const holders = new Set([...memberDirs].flatMap(ancestorsOf));
   const covered = (dir: string) => memberDirs.has('.') || holders.has(dir) || [dir, ...ancestorsOf(dir)].some((path) => memberDirs.has(path));
   const extras: string[] = [];
-  for (const dir of scan.directories) {
-    if (dir === '.' || dir.split('/').length > DISCOVERY_DEPTH || isSideFolder(dir) || covered(dir)) continue;
+  for (const dir of shallowDirectories(scan)) {
+    if (isSideFolder(dir) || covered(dir)) continue;
     if (extras.some((found) => dir.startsWith(`${found}/`))) continue;
     const language = await discoveredLanguage(scan, dir, registry.discoveryLanguages.filter((candidate) => !candidate.fromSources));
     if (language !== undefined && !ownLanguages.has(language)) extras.push(dir);
   }
   return extras;
+}
+
+/** Directories at depth 1..DISCOVERY_DEPTH, computed once per scan (a 20,000-directory tree is walked twice by discovery). */
+const shallow = new WeakMap<RepoScan, string[]>();
+function shallowDirectories(scan: RepoScan): string[] {
+  let dirs = shallow.get(scan);
+  if (!dirs) {
+    dirs = scan.directories.filter((dir) => dir !== '.' && dir.split('/').length <= DISCOVERY_DEPTH);
+    shallow.set(scan, dirs);
+  }
+  return dirs;
 }
 
 function ancestorsOf(dir: string): string[] {
