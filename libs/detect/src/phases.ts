@@ -50,7 +50,9 @@ export async function findServiceDirectories(scan: RepoScan, registry: DetectorR
 async function discover(scan: RepoScan, languages: readonly Language[]): Promise<string[]> {
   if (await isService(scan, '.', languages)) return ['.'];
   const candidates: string[] = [];
+  let asked = 0;
   for (const dir of shallowDirectories(scan)) {
+    if (++asked % YIELD_EVERY === 0) await yieldToEventLoop();
     if (candidates.some((found) => dir.startsWith(`${found}/`))) continue;
     if (await isService(scan, dir, languages)) candidates.push(dir);
   }
@@ -70,13 +72,25 @@ export async function findServicesBesideWorkspace(scan: RepoScan, registry: Dete
   const holders = new Set([...memberDirs].flatMap(ancestorsOf));
   const covered = (dir: string) => memberDirs.has('.') || holders.has(dir) || [dir, ...ancestorsOf(dir)].some((path) => memberDirs.has(path));
   const extras: string[] = [];
+  let asked = 0;
   for (const dir of shallowDirectories(scan)) {
+    if (++asked % YIELD_EVERY === 0) await yieldToEventLoop();
     if (isSideFolder(dir) || covered(dir)) continue;
     if (extras.some((found) => dir.startsWith(`${found}/`))) continue;
     const language = await discoveredLanguage(scan, dir, registry.discoveryLanguages.filter((candidate) => !candidate.fromSources));
     if (language !== undefined && !ownLanguages.has(language)) extras.push(dir);
   }
   return extras;
+}
+
+/**
+ * Detectors answer from cached reads, so asking thousands of folders is one long chain of
+ * microtasks that never lets timers run — in a worker, BullMQ's lock renewal among them. Every
+ * YIELD_EVERY folders the chain steps aside for a macrotask turn.
+ */
+const YIELD_EVERY = 256;
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Directories at depth 1..DISCOVERY_DEPTH, computed once per scan (a 20,000-directory tree is walked twice by discovery). */
