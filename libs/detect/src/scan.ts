@@ -171,6 +171,7 @@ class CachedScan implements RepoScan {
   }
 
   problems(dir: string): string[] {
+    if (this.failures.size === 0) return [];
     return [...this.failures.entries()].filter(([file]) => parentPath(file) === dir).map(([, problem]) => problem);
   }
 
