@@ -26,6 +26,17 @@ const monorepo = () =>
     'apps/admin/app/page.tsx': 'export default function Page() { return null; }\n',
   });
 
+/** Eight Go services side by side: enough for the collapsed, filterable list. */
+const manyServices = () =>
+  makeTree(
+    Object.fromEntries(
+      ['auth', 'billing', 'catalog', 'gateway', 'mailer', 'orders', 'search', 'users'].flatMap((name) => [
+        [`services/${name}/go.mod`, `module example.com/${name}\n\ngo 1.22\n`],
+        [`services/${name}/main.go`, 'package main\n'],
+      ]),
+    ),
+  );
+
 const APP_TS = ['import { main } from "./main";', 'export const port = 3000; // TODO(ana): read from env', 'main(port);', '// TODO: graceful shutdown', ''].join('\n');
 const project = () =>
   makeTree({
@@ -65,11 +76,13 @@ describe('the detect, mentions and interpret views', () => {
   let stack: TestStack;
   let repo: string;
   let code: string;
+  let many: string;
 
   beforeAll(async () => {
     repo = monorepo();
     code = project();
-    stack = await TestStack.start({ workspaceRoots: [repo, code], workerConcurrency: 2 });
+    many = manyServices();
+    stack = await TestStack.start({ workspaceRoots: [repo, code, many], workerConcurrency: 2 });
   });
   afterAll(() => stack.close());
   afterEach(() => {
@@ -118,6 +131,28 @@ describe('the detect, mentions and interpret views', () => {
       await expect(row.locator('.job-link').innerText()).resolves.toBe(repo);
 
       await checkPhone(stack.url, id, 'detect', 'detect-result-phone-dark');
+    }, 60_000);
+
+    it('a repository of many services: the run warning once, a summary table, collapsed cards and a filter', async () => {
+      const page = await openPage(stack.url);
+      await openForm(page, 'Detect');
+      await page.getByLabel('Repository path').fill(many);
+      const id = await startJob(page, 'Detect'); // the server's default mode: full, and no LLM is configured
+      const view = await finished(page, id, 'detect');
+
+      expect(await view.locator('[data-run-warnings] li').allInnerTexts()).toEqual([expect.stringContaining('no LLM')]);
+      expect(await view.locator('.service-card .warnings').count()).toBe(0);
+      expect(await view.locator('.service-summary tbody tr').count()).toBe(8);
+      expect(await view.locator('details.service-details').count()).toBe(8);
+      expect(await view.locator('details.service-details[open]').count()).toBe(0);
+
+      await view.getByLabel('Filter services').fill('orders');
+      await expect(view.locator('[data-filter-count]').innerText()).resolves.toBe('1 of 8');
+      expect(await view.locator('.service-summary tbody tr').evaluateAll((rows) => rows.map((row) => String((row as any).dataset.serviceRow)))).toEqual(['services/orders']);
+      await view.locator('.service-summary a').first().click();
+      expect(await view.locator('details.service-details[open]').count()).toBe(1);
+      await expect(view.locator('details[open] [data-fact="start"]').innerText()).resolves.toBe('./bin/orders');
+      await screenshot(page, 'detect-many-services');
     }, 60_000);
 
     it('refuses a relative path in the browser and a root outside the allowed ones from the server', async () => {
@@ -251,8 +286,9 @@ describe('the detect, mentions and interpret views', () => {
       const step = view.locator('.step[data-tool="detect_stack"][data-outcome="ok"]');
       expect(await step.locator('.service-card').count()).toBe(2);
       await expect(step.locator('.service-card [data-field="framework"]').first().innerText()).resolves.toBe('nextjs');
-      // Full mode without an LLM says so, on each card.
-      await expect(step.locator('.service-card .warnings').first().innerText()).resolves.toContain('no LLM');
+      // Full mode without an LLM says so once, for the whole run, not on each card.
+      expect(await step.locator('[data-run-warnings] li').allInnerTexts()).toEqual([expect.stringContaining('no LLM')]);
+      expect(await step.locator('.service-card .warnings').count()).toBe(0);
       await screenshot(page, 'interpret-detect-stack');
 
       // "this file" with no active file: a clarifying question, and nothing runs.

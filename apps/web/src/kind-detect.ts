@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import type { DetectInput, DetectResult, UniversalBuild } from './contracts.js';
 import { ROOT_FIELD, registerKind, rootProblem, text, workspaceFieldFor } from './kinds.js';
 import { html } from './ui.js';
@@ -31,8 +32,9 @@ function workspaceText(workspace: UniversalBuild['workspace']): string | undefin
 }
 
 /** One detected service: what it is, how it builds and starts, what to cache, and what was uncertain. */
-export function ServiceCard({ service }: { service: UniversalBuild }) {
+export function ServiceCard({ service, shownElsewhere = [] }: { service: UniversalBuild; shownElsewhere?: string[] }) {
   const { metadata, runtime, build, workspace } = service;
+  const warnings = metadata.warnings.filter((warning) => !shownElsewhere.includes(warning));
   const ws = workspaceText(workspace);
   const env = Object.entries(build.env);
   return html`<article class="card service-card" data-service=${metadata.path} aria-label=${`Service ${metadata.project_name}`}>
@@ -49,10 +51,9 @@ export function ServiceCard({ service }: { service: UniversalBuild }) {
       <${StackBadge} field="language" value=${metadata.language} />
       <${StackBadge} field="build_system" value=${metadata.build_system} />
       <${StackBadge} field="framework" value=${metadata.framework} />
+      <${StackBadge} field="bundler" value=${metadata.bundler} />
     </div>
-    ${metadata.warnings.length
-      ? html`<ul class="warnings" aria-label="Warnings">${metadata.warnings.map((warning) => html`<li>${warning}</li>`)}</ul>`
-      : null}
+    ${warnings.length ? html`<ul class="warnings" aria-label="Warnings">${warnings.map((warning) => html`<li>${warning}</li>`)}</ul>` : null}
     <dl class="facts service-facts">
       <dt>Runtime</dt>
       <dd data-fact="runtime">${runtimeText(runtime)} <span class="muted small">(${runtime.version.source})</span></dd>
@@ -76,9 +77,83 @@ export function ServiceCard({ service }: { service: UniversalBuild }) {
   </article>`;
 }
 
-/** The services of a detection, also used for the detect_stack step of an interpret job. */
+/** Above this many services, cards start collapsed and a filter appears (Linux has hundreds of Makefiles). */
+const COLLAPSE_ABOVE = 6;
+
+/**
+ * Warnings every service carries (the run's mode, a truncated scan) are the run's, not the
+ * services': shown once above the list instead of on every card.
+ */
+export function runWarnings(services: DetectResult): string[] {
+  if (services.length < 2) return [];
+  const [first, ...rest] = services;
+  return first.metadata.warnings.filter((warning) => rest.every((service) => service.metadata.warnings.includes(warning)));
+}
+
+function matches(service: UniversalBuild, query: string): boolean {
+  const { metadata } = service;
+  const haystack = [metadata.path, metadata.project_name, metadata.language, metadata.build_system, metadata.framework ?? '', metadata.bundler ?? ''].join(' ').toLowerCase();
+  return query.toLowerCase().split(/\s+/).filter(Boolean).every((word) => haystack.includes(word));
+}
+
+function SummaryTable({ services }: { services: DetectResult }) {
+  return html`<div class="table-scroll"><table class="service-summary" aria-label="Services">
+    <thead><tr><th scope="col">Service</th><th scope="col">Language</th><th scope="col">Build</th><th scope="col">Framework</th><th scope="col" class="num">Confidence</th></tr></thead>
+    <tbody>
+      ${services.map(
+        ({ metadata }) => html`<tr key=${metadata.path} data-service-row=${metadata.path}>
+          <th scope="row"><a href=${`#service-${metadata.path}`} onClick=${(event: Event) => openCard(event, metadata.path)}><code>${metadata.path === '.' ? './' : `${metadata.path}/`}</code></a> <span class="muted small">${metadata.project_name}</span></th>
+          <td>${metadata.language}</td>
+          <td>${metadata.build_system}</td>
+          <td>${metadata.framework ?? html`<span class="muted">none</span>`}${metadata.bundler ? html` <span class="muted small">(${metadata.bundler})</span>` : null}</td>
+          <td class="num">${percent(metadata.confidence)}</td>
+        </tr>`,
+      )}
+    </tbody>
+  </table></div>`;
+}
+
+/** The summary row opens and scrolls to its card instead of changing the page's route. */
+function openCard(event: Event, path: string): void {
+  event.preventDefault();
+  const card = (globalThis as any).document?.getElementById(`service-${path}`);
+  if (!card) return;
+  if (card.tagName === 'DETAILS') card.open = true;
+  card.scrollIntoView({ block: 'start' });
+}
+
+/**
+ * The services of a detection, also used for the scan view and the detect_stack step of an
+ * interpret job: the run's warnings once, a summary table when there are several, and — past
+ * COLLAPSE_ABOVE — collapsed cards and a filter, so a repository of hundreds of services stays usable.
+ */
 export function ServiceCards({ services }: { services: DetectResult }) {
-  return html`<div class="service-cards">${services.map((service) => html`<${ServiceCard} key=${service.metadata.path} service=${service} />`)}</div>`;
+  const [query, setQuery] = useState('');
+  const shared = runWarnings(services);
+  const many = services.length > COLLAPSE_ABOVE;
+  const shown = query ? services.filter((service) => matches(service, query)) : services;
+  const card = (service: UniversalBuild) => html`<${ServiceCard} service=${service} shownElsewhere=${shared} />`;
+  return html`<div class="service-list" data-services=${services.length}>
+    ${shared.length
+      ? html`<ul class="warnings run-warnings" aria-label="Warnings for the whole run" data-run-warnings>${shared.map((warning) => html`<li>${warning}</li>`)}</ul>`
+      : null}
+    ${many
+      ? html`<label class="service-filter">Filter services <input type="search" value=${query} placeholder="path, language, framework…"
+          onInput=${(event: Event) => setQuery((event.target as HTMLInputElement).value)} /></label>
+        <span class="muted small" data-filter-count>${shown.length} of ${services.length}</span>`
+      : null}
+    ${services.length > 1 ? html`<${SummaryTable} services=${shown} />` : null}
+    <div class="service-cards">
+      ${shown.map((service) =>
+        many
+          ? html`<details key=${service.metadata.path} class="service-details" id=${`service-${service.metadata.path}`}>
+              <summary><code>${service.metadata.path === '.' ? './' : `${service.metadata.path}/`}</code> ${service.metadata.language} · ${service.metadata.build_system}${service.metadata.framework ? ` · ${service.metadata.framework}` : ''}</summary>
+              ${card(service)}
+            </details>`
+          : html`<div key=${service.metadata.path} id=${`service-${service.metadata.path}`}>${card(service)}</div>`,
+      )}
+    </div>
+  </div>`;
 }
 
 function DetectResultView({ result }: { result: DetectResult }) {

@@ -22,6 +22,8 @@ export const universalBuildSchema = z.object({
     language: z.string(),
     build_system: z.string(),
     framework: z.string().optional(),
+    /** The bundler beneath the framework (`vite`, `webpack`), when the project declares one; absent in older results. */
+    bundler: z.string().optional(),
     confidence: z.number(),
     detected_by: z.enum(['static', 'llm']),
     warnings: z.array(z.string()),

@@ -27,9 +27,10 @@ export function assemble(analysis: ServiceAnalysis): UniversalBuild {
       language: language.value,
       build_system: build.value.id,
       ...(framework ? { framework: framework.value.id } : {}),
+      ...(framework?.value.bundler ? { bundler: framework.value.bundler } : {}),
       confidence: language.confidence === 0 ? 0 : Math.min(...known.map((verdict) => verdict.confidence)),
       detected_by: verdicts.some((verdict) => verdict.detectedBy === 'llm') ? 'llm' : 'static',
-      warnings: unique([...service.root.warnings, ...verdicts.flatMap((verdict) => verdict.warnings ?? [])]),
+      warnings: unique([...service.root.warnings, ...service.scan.problems(service.dir), ...verdicts.flatMap((verdict) => verdict.warnings ?? [])]),
       ...(reasoning ? { reasoning } : {}),
     },
     workspace: {

@@ -185,8 +185,28 @@ describe('damaged and unusual manifests', () => {
   it('a package.json that does not parse still makes a JavaScript service, with a warning', async () => {
     const build = await detectOne({ 'package.json': '{ "name": ', 'package-lock.json': '{}' });
     expect(build.metadata).toMatchObject({ language: 'javascript', build_system: 'npm' });
-    expect(build.metadata.warnings).toEqual(['package.json does not parse as JSON']);
+    expect(build.metadata.warnings).toEqual([expect.stringMatching(/^package\.json is not valid JSON \(.+\): ignored$/)]);
     expect(build.build.commands).toEqual(['npm ci']);
+  });
+
+  it('a malformed Cargo.toml or pyproject.toml is a warning on its own service, never a failed detection', async () => {
+    const builds = await detectFixture({
+      'api/Cargo.toml': '[package\nname = "api"',
+      'api/src/main.rs': 'fn main() {}',
+      'worker/pyproject.toml': '[project]\nname = = "worker"',
+      'worker/requirements.txt': 'flask\n',
+    });
+    const api = builds.find((build) => build.metadata.path === 'api')!;
+    const worker = builds.find((build) => build.metadata.path === 'worker')!;
+    expect(api.metadata.language).toBe('rust');
+    expect(api.metadata.warnings).toEqual([expect.stringMatching(/^api\/Cargo\.toml is not valid TOML/)]);
+    expect(worker.metadata).toMatchObject({ language: 'python', framework: 'flask' });
+    expect(worker.metadata.warnings).toEqual([expect.stringMatching(/^worker\/pyproject\.toml is not valid TOML/)]);
+  });
+
+  it('package.json5 and comments in JSON manifests are read (JSON5)', async () => {
+    const build = await detectOne({ 'deno.jsonc': '{\n  // tasks\n  "tasks": { "start": "deno run main.ts", },\n}', 'main.ts': '' });
+    expect(build.runtime.command).toBe('deno task start');
   });
 
   it('mise.toml is a version file', async () => {

@@ -2,7 +2,7 @@ import { serviceContext } from './context';
 import { assemble, type UniversalBuild } from './assemble';
 import { applyOverride, readOverride } from './override';
 import type { WorkspaceLayout } from './model';
-import { analyseService, findServiceDirectories, findServicesBesideWorkspace, findWorkspace, rootFacts } from './phases';
+import { analyseService, findServiceDirectories, findServicesBesideWorkspace, findWorkspace, rootFacts, yieldToEventLoop } from './phases';
 import type { LlmAnswerCache } from '@quarry/llm';
 import { llmFallbacks } from './llm/llm-detectors';
 import { StackOracle, type StructuredCompleter } from './llm/stack-oracle';
@@ -63,6 +63,8 @@ async function mapConcurrently<T, R>(items: readonly T[], limit: number, work: (
   const worker = async () => {
     while (next < items.length) {
       const index = next++;
+      // Analyses answer from cached reads: step aside now and then so timers (lock renewal) run.
+      if (index % 64 === 63) await yieldToEventLoop();
       results[index] = await work(items[index]);
     }
   };

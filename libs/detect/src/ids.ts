@@ -11,12 +11,13 @@ export type CustomId = string & { readonly [customBrand]: true };
 export const KNOWN_LANGUAGES = [
   'javascript', 'typescript', 'python', 'go', 'rust', 'java', 'kotlin', 'scala', 'csharp', 'fsharp',
   'ruby', 'php', 'elixir', 'c', 'cpp', 'swift', 'dart', 'clojure', 'haskell', 'crystal', 'gleam', 'zig',
-  'unknown',
+  'shell', 'cobol', 'html', 'unknown',
 ] as const;
 export const KNOWN_BUILD_SYSTEMS = [
   'npm', 'yarn-classic', 'yarn-berry', 'pnpm', 'bun', 'deno', 'pip', 'poetry', 'pipenv', 'uv', 'pdm',
-  'setuptools', 'go', 'cargo', 'maven', 'gradle', 'sbt', 'dotnet', 'composer', 'bundler', 'mix', 'cmake', 'meson',
-  'swiftpm', 'dart-pub', 'lein', 'clojure-tools', 'stack', 'cabal', 'shards', 'gleam', 'zig', 'make', 'unknown',
+  'setuptools', 'conda', 'go', 'cargo', 'maven', 'gradle', 'sbt', 'dotnet', 'composer', 'bundler', 'mix', 'cmake', 'meson',
+  'swiftpm', 'dart-pub', 'lein', 'clojure-tools', 'stack', 'cabal', 'shards', 'gleam', 'zig', 'make', 'bazel',
+  'hugo', 'zola', 'jekyll', 'none', 'unknown',
 ] as const;
 export const KNOWN_FRAMEWORKS = [
   'nextjs', 'nuxt', 'remix', 'react-router', 'astro', 'sveltekit', 'solid-start', 'angular', 'create-react-app', 'gatsby', 'docusaurus',
@@ -26,7 +27,7 @@ export const KNOWN_FRAMEWORKS = [
 ] as const;
 export const KNOWN_RUNTIMES = [
   'node', 'bun', 'deno', 'python', 'go', 'rust', 'java', 'ruby', 'php', 'dotnet', 'elixir', 'erlang', 'swift', 'dart', 'haskell',
-  'crystal', 'native', 'unknown',
+  'crystal', 'native', 'bash', 'static', 'unknown',
 ] as const;
 export const KNOWN_ORCHESTRATORS = [
   'npm-workspaces', 'yarn-workspaces', 'pnpm-workspaces', 'bun-workspaces', 'turborepo', 'nx', 'lerna',

@@ -88,6 +88,11 @@ export interface Orchestrator {
 
 export interface Language {
   readonly id: LanguageId;
+  /**
+   * True for detectors that read source file names rather than a manifest. Service discovery
+   * asks them only when no manifest marks a service near the top of the repository.
+   */
+  readonly fromSources?: boolean;
   detect(service: ServiceContext): Answer<LanguageId>;
 }
 
@@ -106,6 +111,8 @@ export interface BuildPlan {
   runPrefix?: string;
   /** The command that runs a package script (`npm run`, `pnpm run`), for JS start scripts. */
   scriptRunner?: string;
+  /** The start command the sources imply when no manifest names one (`python main.py`, `./app`). */
+  start?: string;
 }
 
 export interface BuildSystem {
@@ -123,6 +130,8 @@ export interface FrameworkPlan {
   /** Framework caches, relative to the service directory. */
   cache?: string[];
   health?: string;
+  /** The bundler beneath it when the project declares one (`vite`, `webpack`), reported beside the framework. */
+  bundler?: string;
 }
 
 export interface Framework {

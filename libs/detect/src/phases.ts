@@ -1,6 +1,6 @@
 import type { LanguageId } from './ids';
 import { directoryName, NO_ROOT_FACTS, serviceContext } from './context';
-import type { Answer, BuildPlan, FrameworkPlan, RootFacts, RuntimePlan, ServiceContext, Verdict, WorkspaceLayout } from './model';
+import type { Answer, BuildPlan, FrameworkPlan, Language, RootFacts, RuntimePlan, ServiceContext, Verdict, WorkspaceLayout } from './model';
 import type { DetectorRegistry } from './registry';
 import { memberAt } from './assemble';
 import type { RepoScan } from './scan';
@@ -35,15 +35,26 @@ export async function findWorkspace(scan: RepoScan, registry: DetectorRegistry):
   };
 }
 
-/** Services of a repository that is not a workspace: the root if it is one, else the shallowest service folders. */
+/**
+ * Services of a repository that is not a workspace: the root if it is one, else the shallowest
+ * service folders. Manifests first; only when no manifest marks a service anywhere near the top
+ * are source files asked (a lone `main.py`), so a `scripts/deploy.sh` never competes with a real
+ * service.
+ */
 export async function findServiceDirectories(scan: RepoScan, registry: DetectorRegistry): Promise<string[]> {
-  if (await isService(scan, '.', registry)) return ['.'];
+  const manifests = registry.discoveryLanguages.filter((language) => !language.fromSources);
+  const found = await discover(scan, manifests);
+  return found.length > 0 || manifests.length === registry.discoveryLanguages.length ? found : discover(scan, registry.discoveryLanguages);
+}
+
+async function discover(scan: RepoScan, languages: readonly Language[]): Promise<string[]> {
+  if (await isService(scan, '.', languages)) return ['.'];
   const candidates: string[] = [];
-  for (const dir of scan.directories) {
-    const depth = dir.split('/').length;
-    if (dir === '.' || depth > DISCOVERY_DEPTH) continue;
+  let asked = 0;
+  for (const dir of shallowDirectories(scan)) {
+    if (++asked % YIELD_EVERY === 0) await yieldToEventLoop();
     if (candidates.some((found) => dir.startsWith(`${found}/`))) continue;
-    if (await isService(scan, dir, registry)) candidates.push(dir);
+    if (await isService(scan, dir, languages)) candidates.push(dir);
   }
   const primary = candidates.filter((dir) => !isSideFolder(dir));
   return primary.length > 0 ? primary : candidates;
@@ -61,13 +72,36 @@ export async function findServicesBesideWorkspace(scan: RepoScan, registry: Dete
   const holders = new Set([...memberDirs].flatMap(ancestorsOf));
   const covered = (dir: string) => memberDirs.has('.') || holders.has(dir) || [dir, ...ancestorsOf(dir)].some((path) => memberDirs.has(path));
   const extras: string[] = [];
-  for (const dir of scan.directories) {
-    if (dir === '.' || dir.split('/').length > DISCOVERY_DEPTH || isSideFolder(dir) || covered(dir)) continue;
+  let asked = 0;
+  for (const dir of shallowDirectories(scan)) {
+    if (++asked % YIELD_EVERY === 0) await yieldToEventLoop();
+    if (isSideFolder(dir) || covered(dir)) continue;
     if (extras.some((found) => dir.startsWith(`${found}/`))) continue;
-    const language = await discoveredLanguage(scan, dir, registry);
+    const language = await discoveredLanguage(scan, dir, registry.discoveryLanguages.filter((candidate) => !candidate.fromSources));
     if (language !== undefined && !ownLanguages.has(language)) extras.push(dir);
   }
   return extras;
+}
+
+/**
+ * Detectors answer from cached reads, so asking thousands of folders is one long chain of
+ * microtasks that never lets timers run — in a worker, BullMQ's lock renewal among them. Every
+ * YIELD_EVERY folders the chain steps aside for a macrotask turn.
+ */
+const YIELD_EVERY = 256;
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Directories at depth 1..DISCOVERY_DEPTH, computed once per scan (a 20,000-directory tree is walked twice by discovery). */
+const shallow = new WeakMap<RepoScan, string[]>();
+function shallowDirectories(scan: RepoScan): string[] {
+  let dirs = shallow.get(scan);
+  if (!dirs) {
+    dirs = scan.directories.filter((dir) => dir !== '.' && dir.split('/').length <= DISCOVERY_DEPTH);
+    shallow.set(scan, dirs);
+  }
+  return dirs;
 }
 
 function ancestorsOf(dir: string): string[] {
@@ -75,13 +109,13 @@ function ancestorsOf(dir: string): string[] {
   return parts.slice(1).map((_, index) => parts.slice(0, index + 1).join('/'));
 }
 
-async function isService(scan: RepoScan, dir: string, registry: DetectorRegistry): Promise<boolean> {
-  return (await discoveredLanguage(scan, dir, registry)) !== undefined;
+async function isService(scan: RepoScan, dir: string, languages: readonly Language[]): Promise<boolean> {
+  return (await discoveredLanguage(scan, dir, languages)) !== undefined;
 }
 
-async function discoveredLanguage(scan: RepoScan, dir: string, registry: DetectorRegistry): Promise<LanguageId | undefined> {
+async function discoveredLanguage(scan: RepoScan, dir: string, languages: readonly Language[]): Promise<LanguageId | undefined> {
   const service = serviceContext(scan, dir, NO_ROOT_FACTS);
-  return (await firstVerdict(registry.discoveryLanguages, (language) => language.detect(service)))?.value;
+  return (await firstVerdict(languages, (language) => language.detect(service)))?.value;
 }
 
 function isSideFolder(dir: string): boolean {

@@ -1,6 +1,7 @@
 import { readdir as readdirCallback, readFileSync, type Dirent } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import JSON5 from 'json5';
 import { parse as parseYaml } from 'yaml';
 import { parseToml, type TomlTable } from './toml';
 
@@ -37,6 +38,11 @@ export interface RepoScan {
   json<T = unknown>(dir: string, name: string): Promise<T | undefined>;
   toml(dir: string, name: string): Promise<TomlTable | undefined>;
   yaml<T = unknown>(dir: string, name: string): Promise<T | undefined>;
+  /**
+   * Manifests in `dir` that exist but could not be read or parsed so far, as warnings
+   * ("apps/web/package.json is not valid JSON: …"). Parses are lazy: ask after detection.
+   */
+  problems(dir: string): string[];
 }
 
 export async function scanRepository(root: string, signal?: AbortSignal): Promise<RepoScan> {
@@ -141,27 +147,67 @@ class CachedScan implements RepoScan {
     return text;
   }
 
+  /** JSON, and its relatives manifests use: comments (deno.jsonc, tsconfig) and JSON5 (package.json5). */
   json<T>(dir: string, name: string): Promise<T | undefined> {
-    return this.parseOnce('json', dir, name, (text) => parseQuietly(text, (raw) => JSON.parse(raw) as T) ?? parseQuietly(text, (raw) => JSON.parse(stripJsonComments(raw)) as T));
+    return this.parseOnce('json', dir, name, (raw) => {
+      try {
+        return JSON.parse(raw) as T;
+      } catch (error) {
+        try {
+          return JSON5.parse(raw) as T;
+        } catch {
+          throw error;
+        }
+      }
+    });
   }
 
   toml(dir: string, name: string): Promise<TomlTable | undefined> {
-    return this.parseOnce('toml', dir, name, (text) => parseQuietly(text, parseToml));
+    return this.parseOnce('toml', dir, name, parseToml);
   }
 
   yaml<T>(dir: string, name: string): Promise<T | undefined> {
-    return this.parseOnce('yaml', dir, name, (text) => parseQuietly(text, (raw) => parseYaml(raw) as T));
+    return this.parseOnce('yaml', dir, name, (raw) => parseYaml(raw) as T);
   }
 
-  private parseOnce<T>(format: string, dir: string, name: string, parse: (text: string | undefined) => T | undefined): Promise<T | undefined> {
+  problems(dir: string): string[] {
+    if (this.failures.size === 0) return [];
+    return [...this.failures.entries()].filter(([file]) => parentPath(file) === dir).map(([, problem]) => problem);
+  }
+
+  /** Root-relative file → why it could not be used; the first failure per file is kept. */
+  private readonly failures = new Map<string, string>();
+
+  private parseOnce<T>(format: 'json' | 'toml' | 'yaml', dir: string, name: string, parse: (text: string) => T): Promise<T | undefined> {
     const key = `${format}:${joinPath(dir, name)}`;
     let value = this.parsed.get(key) as Promise<T | undefined> | undefined;
     if (!value) {
-      value = this.has(dir, name) ? this.read(dir, name).then(parse) : Promise.resolve(undefined);
+      value = this.has(dir, name) ? this.read(dir, name).then((text) => this.parseQuietly(joinPath(dir, name), format, text, parse)) : Promise.resolve(undefined);
       this.parsed.set(key, value);
     }
     return value;
   }
+
+  /**
+   * A manifest that does not parse is treated as absent — detection goes on with the others —
+   * and remembered, so the service it belongs to carries a warning instead of a silent gap.
+   */
+  private parseQuietly<T>(file: string, format: string, text: string | undefined, parse: (text: string) => T): T | undefined {
+    if (text === undefined) {
+      if (!this.failures.has(file)) this.failures.set(file, `${file} could not be read (unreadable, or larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB): ignored`);
+      return undefined;
+    }
+    try {
+      return parse(text) ?? undefined;
+    } catch (error) {
+      if (!this.failures.has(file)) this.failures.set(file, `${file} is not valid ${format.toUpperCase()} (${firstLine(error)}): ignored`);
+      return undefined;
+    }
+  }
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0].slice(0, 160);
 }
 
 /**
@@ -179,19 +225,4 @@ function readManifest(file: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** A manifest that does not parse is treated as absent: detection goes on with the others. */
-function parseQuietly<T>(text: string | undefined, parse: (text: string) => T): T | undefined {
-  if (text === undefined) return undefined;
-  try {
-    return parse(text) ?? undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** deno.jsonc and tsconfig-style files carry comments; full-line and block comments are enough. */
-function stripJsonComments(text: string): string {
-  return text.replace(/^\s*\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
 }

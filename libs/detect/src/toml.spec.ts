@@ -37,9 +37,15 @@ tool.other = true
     expect(tomlTable(toml, 'tool', 'poetry', 'dependencies', 'tool')).toEqual({ other: true });
   });
 
-  it('skips multi-line strings and never throws on lines it cannot read', () => {
-    const toml = parseToml('[project]\ndescription = """\nname = "wrong"\n"""\nname = "right"\n=broken\n[unclosed');
+  it('reads multi-line strings, dates and TOML 1.0 details the old hand-written reader skipped', () => {
+    const toml = parseToml('[project]\ndescription = """\nname = "wrong"\n"""\nname = "right"\nreleased = 2024-01-02\n');
     expect(tomlString(toml, 'project', 'name')).toBe('right');
+    expect(tomlString(toml, 'project', 'description')).toBe('name = "wrong"\n');
+    expect(tomlTable(toml, 'project', 'released')).toBeUndefined();
+  });
+
+  it('throws on invalid TOML, so the scan can say which manifest is malformed', () => {
+    expect(() => parseToml('[project]\nname = "x"\n=broken\n[unclosed')).toThrow();
   });
 
   it('keeps # inside strings', () => {

@@ -2,11 +2,13 @@ import type { JobResult } from '@quarry/contracts';
 
 type Services = JobResult<'detect'>;
 
-/** The stack of every service, a block each. */
+/** The stack of every service, a block each; warnings every service carries are printed once, at the end. */
 export function formatServices(services: Services): string {
+  // Warnings every service carries belong to the run (the mode, a truncated scan): printed once, at the end.
+  const shared = services.length > 1 ? services[0].metadata.warnings.filter((warning) => services.every((service) => service.metadata.warnings.includes(warning))) : [];
   const blocks = services.map((service) => {
     const { metadata, workspace, build, runtime } = service;
-    const stack = [metadata.language, metadata.build_system, metadata.framework].filter(Boolean).join(' · ');
+    const stack = [metadata.language, metadata.build_system, metadata.framework, metadata.bundler && `(${metadata.bundler})`].filter(Boolean).join(' · ');
     const version = runtime.version.requested ? ` ${runtime.version.requested} (${runtime.version.source})` : '';
     const lines = [
       `${metadata.path}  ${metadata.project_name}`,
@@ -19,9 +21,10 @@ export function formatServices(services: Services): string {
     if (build.commands.length) lines.push(`  build    ${build.commands.join(' && ')}`);
     if (runtime.command) lines.push(`  start    ${runtime.command}`);
     if (build.cache.length) lines.push(`  cache    ${build.cache.join(', ')}`);
-    for (const warning of metadata.warnings) lines.push(`  warning  ${warning}`);
+    for (const warning of metadata.warnings) if (!shared.includes(warning)) lines.push(`  warning  ${warning}`);
     if (metadata.reasoning) lines.push(`  why      ${metadata.reasoning}`);
     return lines.join('\n');
   });
-  return `${blocks.join('\n\n')}\n\n${services.length} service${services.length === 1 ? '' : 's'}`;
+  const footer = shared.map((warning) => `\nwarning  ${warning}`).join('');
+  return `${blocks.join('\n\n')}\n\n${services.length} service${services.length === 1 ? '' : 's'}${footer}`;
 }

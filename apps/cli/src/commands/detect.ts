@@ -33,4 +33,3 @@ export async function detectCommand(target: string, options: Partial<ClientOptio
   console.log(options.json ? JSON.stringify(services, null, 2) : formatServices(services));
   return EXIT.ok;
 }
-

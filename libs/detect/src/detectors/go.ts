@@ -1,4 +1,4 @@
-import type { LanguageId } from '../ids';
+import { custom, type FrameworkId, type LanguageId } from '../ids';
 import type { BuildPlan, BuildSystem, Framework, FrameworkPlan, Language, Orchestrator, Runtime, ServiceContext, WorkspaceMember } from '../model';
 import { basename, childDirectories, found, versionFromFiles } from './shared';
 
@@ -84,20 +84,31 @@ export const goBuild: BuildSystem = {
   },
 };
 
-const GO_FRAMEWORKS_BY_MODULE: { id: 'gin' | 'echo' | 'fiber'; module: string; port: number }[] = [
-  { id: 'gin', module: 'github.com/gin-gonic/gin', port: 8080 },
-  { id: 'echo', module: 'github.com/labstack/echo', port: 1323 },
-  { id: 'fiber', module: 'github.com/gofiber/fiber', port: 3000 },
+/** Full-stack frameworks first, then routers; module paths without their `/vN` suffix. */
+const GO_FRAMEWORKS_BY_MODULE: { id: FrameworkId; modules: string[]; port: number }[] = [
+  { id: custom('buffalo'), modules: ['github.com/gobuffalo/buffalo'], port: 3000 },
+  { id: custom('beego'), modules: ['github.com/beego/beego', 'github.com/astaxie/beego'], port: 8080 },
+  { id: custom('revel'), modules: ['github.com/revel/revel'], port: 9000 },
+  { id: 'gin', modules: ['github.com/gin-gonic/gin'], port: 8080 },
+  { id: 'echo', modules: ['github.com/labstack/echo'], port: 1323 },
+  { id: 'fiber', modules: ['github.com/gofiber/fiber'], port: 3000 },
+  { id: custom('iris'), modules: ['github.com/kataras/iris'], port: 8080 },
+  { id: custom('hertz'), modules: ['github.com/cloudwego/hertz'], port: 8888 },
+  { id: custom('chi'), modules: ['github.com/go-chi/chi'], port: 3000 },
+  { id: custom('gorilla-mux'), modules: ['github.com/gorilla/mux'], port: 8080 },
 ];
 
-export const GO_FRAMEWORKS: Framework[] = GO_FRAMEWORKS_BY_MODULE.map(({ id, module, port }) => ({
-  id,
-  languages: GO,
-  async detect(service) {
-    const requires = (await goModule(service))?.requires;
-    return requires?.has(module) ? found<FrameworkPlan>({ id, ports: [port] }) : undefined;
+export const GO_FRAMEWORKS: Framework[] = [
+  {
+    id: custom('go-frameworks'),
+    languages: GO,
+    async detect(service) {
+      const requires = (await goModule(service))?.requires;
+      const rule = requires && GO_FRAMEWORKS_BY_MODULE.find(({ modules }) => modules.some((module) => requires.has(module)));
+      return rule ? found<FrameworkPlan>({ id: rule.id, ports: [rule.port] }) : undefined;
+    },
   },
-}));
+];
 
 export const goRuntime: Runtime = {
   id: 'go',

@@ -181,3 +181,49 @@ describe('JavaScript workspaces', () => {
     expect(builds.map((b) => b.metadata.path)).toEqual(['packages/a']);
   });
 });
+
+describe('package manager precedence (issue 17)', () => {
+  it.each([
+    ['packageManager beats engines and lock files', { 'package.json': { packageManager: 'pnpm@9.1.0', engines: { yarn: '4.x' } }, 'yarn.lock': '' }, 'pnpm'],
+    ['several lock files: pnpm > bun > yarn > npm', { 'package.json': {}, 'yarn.lock': '# yarn lockfile v1\n', 'package-lock.json': '{}', 'pnpm-lock.yaml': '' }, 'pnpm'],
+    ['yarn.lock beats package-lock.json', { 'package.json': {}, 'yarn.lock': '# yarn lockfile v1\n', 'package-lock.json': '{}' }, 'yarn-classic'],
+    ['no lock file: engines.pnpm', { 'package.json': { engines: { pnpm: '9.x' } } }, 'pnpm'],
+    ['no lock file: engines.yarn 1.x', { 'package.json': { engines: { yarn: '1.22.0' } } }, 'yarn-classic'],
+    ['no lock file: engines.yarn 4', { 'package.json': { engines: { yarn: '4.1.1' } } }, 'yarn-berry'],
+    ['no lock file: engines.bun', { 'package.json': { engines: { bun: '1.1.0' } } }, 'bun'],
+    ['Bun with no dependencies but its types', { 'package.json': { devDependencies: { 'bun-types': '1' } }, 'http.ts': '' }, 'bun'],
+    ['Yarn workspaces without a lock file (.yarnrc)', { 'package.json': { name: 'app' }, '.yarnrc': '' }, 'yarn-classic'],
+    ['pnpm-workspace.yaml without a lock file', { 'package.json': { name: 'app' }, 'pnpm-workspace.yaml': 'packages: []\n' }, 'pnpm'],
+  ])('%s', async (_name, files, manager) => {
+    expect((await detectOne(files)).metadata.build_system).toBe(manager);
+  });
+
+  it('package.json5 is a manifest too', async () => {
+    const build = await detectOne({ 'package.json5': "{ name: 'app', dependencies: { express: '4' }, // comment\n}" });
+    expect(build.metadata).toMatchObject({ language: 'javascript', build_system: 'npm', framework: 'express' });
+  });
+
+  it('TypeScript comes from a tsconfig or .ts sources, not from a typescript dependency alone', async () => {
+    expect((await detectOne({ 'package.json': { devDependencies: { typescript: '5' } }, 'index.js': '' })).metadata.language).toBe('javascript');
+    expect((await detectOne({ 'package.json': {}, 'src/index.ts': '' })).metadata.language).toBe('typescript');
+  });
+});
+
+describe('the most specific framework wins; the bundler is reported beside it', () => {
+  it.each([
+    [{ '@tanstack/react-start': '1', react: '19', 'react-dom': '19', vite: '6' }, 'tanstack-start', 'vite'],
+    [{ '@redwoodjs/core': '8', react: '18' }, 'redwoodjs', undefined],
+    [{ nuxt: '3', vue: '3', nitropack: '2' }, 'nuxt', undefined],
+    [{ vue: '3', vite: '5', '@vitejs/plugin-vue': '5' }, 'vue', 'vite'],
+    [{ react: '18', 'react-dom': '18', vite: '5' }, 'react', 'vite'],
+    [{ vite: '5' }, 'vite', undefined],
+    [{ '@11ty/eleventy': '3' }, 'eleventy', undefined],
+    [{ vitepress: '1', vue: '3' }, 'vitepress', undefined],
+    [{ '@strapi/strapi': '4', react: '18', 'react-dom': '18' }, 'strapi', undefined],
+    [{ express: '4', react: '18', 'react-dom': '18' }, 'express', undefined],
+  ])('%j → %s (bundler %s)', async (dependencies, framework, bundler) => {
+    const build = await detectOne({ 'package.json': { dependencies } });
+    expect(build.metadata.framework).toBe(framework);
+    expect(build.metadata.bundler).toBe(bundler);
+  });
+});

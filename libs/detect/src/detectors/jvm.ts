@@ -1,4 +1,4 @@
-import type { LanguageId } from '../ids';
+import { custom, type FrameworkId, type LanguageId } from '../ids';
 import type { BuildPlan, BuildSystem, Framework, FrameworkPlan, Language, Orchestrator, Runtime, ServiceContext, WorkspaceMember } from '../model';
 import { basename, found, hasNearby, majorOf, versionFromFiles } from './shared';
 
@@ -150,11 +150,16 @@ export const gradleMultiProject: Orchestrator = {
 
 // ── Frameworks ─────────────────────────────────────────────────────────────────────────────────
 
-const JVM_FRAMEWORK_MARKERS: { id: 'spring-boot' | 'quarkus' | 'micronaut' | 'ktor'; marker: RegExp; health?: [RegExp, string] }[] = [
+const JVM_FRAMEWORK_MARKERS: { id: FrameworkId; marker: RegExp; health?: [RegExp, string] }[] = [
   { id: 'spring-boot', marker: /org\.springframework\.boot/, health: [/spring-boot-starter-actuator/, '/actuator/health'] },
   { id: 'quarkus', marker: /io\.quarkus/, health: [/quarkus-smallrye-health/, '/q/health'] },
   { id: 'micronaut', marker: /io\.micronaut/ },
   { id: 'ktor', marker: /io\.ktor/ },
+  { id: custom('helidon'), marker: /io\.helidon/ },
+  { id: custom('dropwizard'), marker: /io\.dropwizard/ },
+  { id: custom('vertx'), marker: /io\.vertx/ },
+  { id: custom('javalin'), marker: /io\.javalin/ },
+  { id: custom('spark'), marker: /com\.sparkjava/ },
 ];
 
 export const JVM_FRAMEWORKS: Framework[] = JVM_FRAMEWORK_MARKERS.map(({ id, marker, health }) => ({

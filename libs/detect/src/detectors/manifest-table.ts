@@ -1,5 +1,6 @@
-import type { BuildSystemId, LanguageId, RuntimeId } from '../ids';
-import type { BuildPlan, BuildSystem, Language, Runtime, ServiceContext } from '../model';
+import { custom, type BuildSystemId, type FrameworkId, type LanguageId, type RuntimeId } from '../ids';
+import type { BuildPlan, BuildSystem, Framework, FrameworkPlan, Language, Runtime, ServiceContext } from '../model';
+import { joinPath } from '../scan';
 import { found, versionFromFiles } from './shared';
 
 /*
@@ -19,7 +20,27 @@ interface ManifestRow {
   cache: string[];
   /** Tool names in `.tool-versions` / `mise.toml`. */
   tools: string[];
+  /** When the manifest serves several languages (CMake, Meson, Bazel): which one this project is. */
+  languageOf?: (service: ServiceContext) => Promise<LanguageId | undefined>;
+  /** Every language `languageOf` can answer. */
+  languages?: LanguageId[];
 }
+
+/** Source extensions per language, C++ before C (a C++ tree holds `.c` files too). */
+const MAKE_LANGUAGES: { language: LanguageId; extensions: string[] }[] = [
+  { language: 'cpp', extensions: ['.cpp', '.cc', '.cxx', '.hpp'] },
+  { language: 'c', extensions: ['.c'] },
+];
+
+const BAZEL_LANGUAGES: { language: LanguageId; extensions: string[] }[] = [
+  ...MAKE_LANGUAGES,
+  { language: 'java', extensions: ['.java'] },
+  { language: 'go', extensions: ['.go'] },
+  { language: 'kotlin', extensions: ['.kt'] },
+  { language: 'rust', extensions: ['.rs'] },
+  { language: 'python', extensions: ['.py'] },
+  { language: 'typescript', extensions: ['.ts'] },
+];
 
 const ROWS: ManifestRow[] = [
   { language: 'scala', build: 'sbt', runtime: 'java', manifest: 'build.sbt', install: ['sbt update'], buildCommands: ['sbt package'], cache: ['~/.ivy2/cache', '~/.sbt', '~/.cache/coursier'], tools: ['java'] },
@@ -31,9 +52,19 @@ const ROWS: ManifestRow[] = [
   { language: 'haskell', build: 'cabal', runtime: 'haskell', manifest: '*.cabal', install: ['cabal update', 'cabal build --only-dependencies'], buildCommands: ['cabal build'], cache: ['~/.cabal/packages', 'dist-newstyle'], tools: ['ghc'] },
   { language: 'crystal', build: 'shards', runtime: 'crystal', manifest: 'shard.yml', install: ['shards install'], buildCommands: ['shards build --release'], cache: ['lib'], tools: ['crystal'] },
   { language: 'gleam', build: 'gleam', runtime: 'erlang', manifest: 'gleam.toml', install: ['gleam deps download'], buildCommands: ['gleam build'], cache: ['build'], tools: ['gleam'] },
-  { language: 'cpp', build: 'cmake', runtime: 'native', manifest: 'CMakeLists.txt', install: [], buildCommands: ['cmake -B build -DCMAKE_BUILD_TYPE=Release', 'cmake --build build'], cache: ['build'], tools: [] },
+  {
+    language: 'cpp', build: 'cmake', runtime: 'native', manifest: 'CMakeLists.txt', install: [], buildCommands: ['cmake -B build -DCMAKE_BUILD_TYPE=Release', 'cmake --build build'], cache: ['build'], tools: [],
+    languageOf: (service) => declaredOrSourceLanguage(service, 'CMakeLists.txt', /\bproject\s*\(([^)]*)\)/i), languages: ['c', 'cpp'],
+  },
   { language: 'zig', build: 'zig', runtime: 'native', manifest: 'build.zig', install: ['zig build --fetch'], buildCommands: ['zig build -Doptimize=ReleaseSafe'], cache: ['.zig-cache', 'zig-out', '~/.cache/zig'], tools: ['zig'] },
-  { language: 'c', build: 'meson', runtime: 'native', manifest: 'meson.build', install: [], buildCommands: ['meson setup build', 'meson compile -C build'], cache: ['build'], tools: [] },
+  {
+    language: 'c', build: 'meson', runtime: 'native', manifest: 'meson.build', install: [], buildCommands: ['meson setup build', 'meson compile -C build'], cache: ['build'], tools: [],
+    languageOf: (service) => declaredOrSourceLanguage(service, 'meson.build', /\bproject\s*\(([^)]*)\)/), languages: ['c', 'cpp'],
+  },
+  ...['MODULE.bazel', 'WORKSPACE.bazel', 'WORKSPACE', 'BUILD.bazel', 'BUILD'].map((manifest): ManifestRow => ({
+    language: 'cpp', build: 'bazel', runtime: 'native', manifest, install: [], buildCommands: ['bazel build //...'], cache: ['~/.cache/bazel'], tools: ['bazel'],
+    languageOf: async (service) => (await bazelRuleLanguage(service)) ?? mostCommonLanguage(service, BAZEL_LANGUAGES), languages: BAZEL_LANGUAGES.map(({ language }) => language),
+  })),
 ];
 
 /**
@@ -42,15 +73,74 @@ const ROWS: ManifestRow[] = [
  * Makefile stays what its manifest says.
  */
 const MAKEFILES = ['GNUmakefile', 'makefile', 'Makefile'];
-const MAKE_LANGUAGES: { language: LanguageId; extensions: string[] }[] = [
-  { language: 'cpp', extensions: ['.cpp', '.cc', '.cxx', '.hpp'] },
-  { language: 'c', extensions: ['.c'] },
-];
 
+/**
+ * A Makefile makes its directory a C or C++ project when sources sit beside it or one level down,
+ * or anywhere below it when the tree is one build (Kconfig, or sub-Makefiles it descends into):
+ * a Kbuild tree like Linux is one project, its subsystem Makefiles are part of the root's build.
+ */
 function makeLanguage(service: ServiceContext): LanguageId | undefined {
   if (!MAKEFILES.some((name) => service.has(name))) return undefined;
-  const sources = [...service.files(), ...(service.scan.files.get(service.dir === '.' ? 'src' : `${service.dir}/src`) ?? [])];
-  return MAKE_LANGUAGES.find(({ extensions }) => sources.some((name) => extensions.some((extension) => name.endsWith(extension))))?.language;
+  return sourceLanguage(service, MAKE_LANGUAGES) ?? (service.has('Kconfig') || service.has('Kbuild') ? mostCommonLanguage(service, MAKE_LANGUAGES) : undefined);
+}
+
+
+/**
+ * The first language (in list order: C++ before C, since a C++ tree also holds `.c` files) whose
+ * sources sit in the directory or one level down (`src/`, `main/`, `lib/`). Headers alone (a
+ * header-only library) count as C.
+ */
+function sourceLanguage(service: ServiceContext, languages: { language: LanguageId; extensions: string[] }[]): LanguageId | undefined {
+  const prefix = service.dir === '.' ? '' : `${service.dir}/`;
+  const nearby = [service.dir, ...service.scan.directories.filter((dir) => dir.startsWith(prefix) && dir !== service.dir && !dir.slice(prefix.length).includes('/'))];
+  const names = nearby.flatMap((dir) => service.scan.files.get(dir) ?? []);
+  const language = languages.find(({ extensions }) => names.some((name) => extensions.some((extension) => name.endsWith(extension))))?.language;
+  return language ?? (names.some((name) => name.endsWith('.h')) && languages.some((entry) => entry.language === 'c') ? 'c' : undefined);
+}
+
+/** The language of the rules a BUILD file declares (`java_binary`, `cc_library`, `go_binary`), the most frequent first. */
+const BAZEL_RULE_LANGUAGES: Record<string, LanguageId> = { cc: 'cpp', java: 'java', go: 'go', py: 'python', rust: 'rust', kt_jvm: 'kotlin', ts: 'typescript', scala: 'scala' };
+
+async function bazelRuleLanguage(service: ServiceContext): Promise<LanguageId | undefined> {
+  const prefix = service.dir === '.' ? '' : `${service.dir}/`;
+  const counts = new Map<LanguageId, number>();
+  const buildFiles = service.scan.directories.filter((dir) => dir === service.dir || dir.startsWith(prefix)).slice(0, 200);
+  for (const dir of buildFiles) {
+    for (const name of ['BUILD', 'BUILD.bazel']) {
+      const text = service.scan.has(dir, name) ? await service.scan.read(dir, name) : undefined;
+      for (const match of text?.matchAll(/\b(cc|java|go|py|rust|kt_jvm|ts|scala)_(binary|library|test|image)\s*\(/g) ?? []) {
+        const language = BAZEL_RULE_LANGUAGES[match[1]];
+        counts.set(language, (counts.get(language) ?? 0) + 1);
+      }
+    }
+  }
+  return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+}
+
+/** Bazel trees keep sources deep (`src/main/java/…`): the language with the most files anywhere below the service. */
+function mostCommonLanguage(service: ServiceContext, languages: { language: LanguageId; extensions: string[] }[]): LanguageId | undefined {
+  const prefix = service.dir === '.' ? '' : `${service.dir}/`;
+  const counts = new Map<LanguageId, number>();
+  for (const dir of service.scan.directories) {
+    if (dir !== service.dir && !dir.startsWith(prefix)) continue;
+    for (const name of service.scan.files.get(dir) ?? []) {
+      const language = languages.find(({ extensions }) => extensions.some((extension) => name.endsWith(extension)))?.language;
+      if (language) counts.set(language, (counts.get(language) ?? 0) + 1);
+    }
+  }
+  return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+}
+
+/**
+ * C or C++ for CMake and Meson: the languages `project()` declares (`LANGUAGES C`, `'c'`), else
+ * the sources. CMake's default (no LANGUAGES) enables both, so the sources decide.
+ */
+async function declaredOrSourceLanguage(service: ServiceContext, manifest: string, project: RegExp): Promise<LanguageId | undefined> {
+  const call = ((await service.read(manifest)) ?? '').match(project)?.[1] ?? '';
+  const tokens = new Set(call.split(/[\s,'"[\]]+/).map((token) => token.toLowerCase()));
+  if (tokens.has('cxx') || tokens.has('cpp')) return 'cpp';
+  if (tokens.has('c')) return 'c';
+  return sourceLanguage(service, MAKE_LANGUAGES);
 }
 
 const makeOnly = (service: ServiceContext) => matchingRow(service) === undefined ? makeLanguage(service) : undefined;
@@ -94,7 +184,8 @@ function rowLanguage(row: ManifestRow): Language {
   return {
     id: row.language,
     detect(service) {
-      return matchingRow(service) === row ? found(row.language) : undefined;
+      if (matchingRow(service) !== row) return undefined;
+      return row.languageOf ? row.languageOf(service).then((language) => found(language ?? row.language)) : found(row.language);
     },
   };
 }
@@ -102,7 +193,7 @@ function rowLanguage(row: ManifestRow): Language {
 function rowBuild(row: ManifestRow): BuildSystem {
   return {
     id: row.build,
-    languages: [row.language],
+    languages: row.languages ?? [row.language],
     detect(service) {
       if (matchingRow(service) !== row) return undefined;
       return found<BuildPlan>({ id: row.build, install: row.install, build: row.buildCommands, cache: row.cache });
@@ -113,13 +204,80 @@ function rowBuild(row: ManifestRow): BuildSystem {
 function rowRuntime(row: ManifestRow): Runtime {
   return {
     id: row.runtime,
-    languages: [row.language],
+    languages: row.languages ?? [row.language],
     async detect(service, stack) {
       if (stack.build.id !== row.build) return undefined;
       const version = (row.tools.length ? await versionFromFiles(service, [], row.tools) : undefined) ?? { source: 'default' };
       return found({ name: row.runtime, version, ports: [] });
     },
   };
+}
+
+/** Frameworks of the table's ecosystems, by a marker in the build files they read (most specific first). */
+const TABLE_FRAMEWORKS: { build: BuildSystemId; files: string[]; rules: { id: FrameworkId; marker: RegExp; port: number }[] }[] = [
+  {
+    build: 'sbt',
+    files: ['build.sbt', 'project/plugins.sbt'],
+    rules: [
+      { id: custom('play'), marker: /org\.playframework|com\.typesafe\.play|PlayScala|PlayJava/, port: 9000 },
+      { id: custom('akka-http'), marker: /akka-http|pekko-http/, port: 8080 },
+      { id: custom('http4s'), marker: /http4s/, port: 8080 },
+    ],
+  },
+  ...(['lein', 'clojure-tools'] as const).map((build) => ({
+    build,
+    files: ['project.clj', 'deps.edn'],
+    rules: [
+      { id: custom('luminus'), marker: /luminus/, port: 3000 },
+      { id: custom('pedestal'), marker: /io\.pedestal/, port: 8080 },
+      { id: custom('compojure'), marker: /\bcompojure\b/, port: 3000 },
+      { id: custom('ring'), marker: /\bring\/ring-/, port: 3000 },
+    ],
+  })),
+  {
+    build: 'swiftpm',
+    files: ['Package.swift'],
+    rules: [
+      { id: custom('vapor'), marker: /vapor\/vapor/, port: 8080 },
+      { id: custom('hummingbird'), marker: /hummingbird-project\/hummingbird/, port: 8080 },
+      { id: custom('kitura'), marker: /Kitura/, port: 8080 },
+    ],
+  },
+  {
+    build: 'shards',
+    files: ['shard.yml'],
+    rules: [
+      { id: custom('lucky'), marker: /luckyframework\/lucky\b/, port: 3000 },
+      { id: custom('amber'), marker: /amberframework\/amber\b/, port: 3000 },
+      { id: custom('kemal'), marker: /kemalcr\/kemal\b/, port: 3000 },
+    ],
+  },
+  {
+    build: 'dart-pub',
+    files: ['pubspec.yaml'],
+    rules: [
+      { id: custom('dart-frog'), marker: /\bdart_frog\b/, port: 8080 },
+      { id: custom('flutter'), marker: /sdk:\s*flutter/, port: 8080 },
+    ],
+  },
+];
+
+export const TABLE_FRAMEWORK_DETECTORS: Framework[] = TABLE_FRAMEWORKS.map(({ build, files, rules }) => ({
+  id: custom(`${build}-frameworks`),
+  languages: [...new Set(ROWS.filter((row) => row.build === build).map((row) => row.language))],
+  async detect(service, stack) {
+    if (stack.build.id !== build) return undefined;
+    const texts = await Promise.all(files.map((file) => readNested(service, file)));
+    const text = texts.filter(Boolean).join('\n');
+    const rule = rules.find(({ marker }) => marker.test(text));
+    return rule ? found<FrameworkPlan>({ id: rule.id, ports: [rule.port] }) : undefined;
+  },
+}));
+
+/** `project/plugins.sbt` and other files one directory down. */
+function readNested(service: ServiceContext, file: string): Promise<string | undefined> {
+  const slash = file.lastIndexOf('/');
+  return slash < 0 ? service.read(file) : service.scan.read(joinPath(service.dir, file.slice(0, slash)), file.slice(slash + 1));
 }
 
 export const TABLE_LANGUAGES: Language[] = [...ROWS.map(rowLanguage), ...MAKE_LANGUAGE_DETECTORS];

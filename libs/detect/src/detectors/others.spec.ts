@@ -1,4 +1,4 @@
-import { detectOne, removeFixtures } from '../testing/fixture';
+import { detectFixture, detectOne, removeFixtures } from '../testing/fixture';
 
 afterAll(removeFixtures);
 
@@ -114,5 +114,43 @@ describe('one-manifest ecosystems (manifest table)', () => {
 
   it('a CMakeLists.txt beside a Cargo.toml does not take over', async () => {
     expect((await detectOne({ 'Cargo.toml': '[package]\nname="x"\n', 'CMakeLists.txt': '' })).metadata.language).toBe('rust');
+  });
+});
+
+describe('one build, one project (no over-segmentation)', () => {
+  it('a Kbuild tree (root Makefile + Kconfig, subsystem Makefiles below) is one C service', async () => {
+    const builds = await detectFixture({
+      Makefile: 'all: vmlinux\n',
+      Kconfig: 'mainmenu "Linux"\n',
+      'kernel/Makefile': 'obj-y = fork.o exec_domain.o\n',
+      'kernel/sched/Makefile': 'obj-y += core.o\n',
+      'kernel/sched/core.c': '',
+      'drivers/net/Makefile': 'obj-$(CONFIG_NET) += dummy.o\n',
+      'drivers/net/dummy.c': '',
+      'tools/perf/Makefile': 'all:\n',
+      'tools/perf/perf.c': '',
+    });
+    expect(builds.map((build) => [build.metadata.path, build.metadata.language, build.metadata.build_system])).toEqual([['.', 'c', 'make']]);
+  });
+
+  it('a CMake root owns its add_subdirectory() trees; C vs C++ comes from project() then the sources', async () => {
+    const builds = await detectFixture({
+      'CMakeLists.txt': 'cmake_minimum_required(VERSION 3.16)\nproject(app LANGUAGES C)\nadd_subdirectory(lib)\nadd_subdirectory(app)\n',
+      'lib/CMakeLists.txt': 'add_library(core core.c)\n',
+      'lib/core.c': '',
+      'app/CMakeLists.txt': 'add_executable(app main.c)\n',
+      'app/main.c': '',
+    });
+    expect(builds.map((build) => [build.metadata.path, build.metadata.language, build.metadata.build_system])).toEqual([['.', 'c', 'cmake']]);
+    const cpp = await detectOne({ 'CMakeLists.txt': 'project(app)\n', 'src/main.cpp': '' });
+    expect(cpp.metadata.language).toBe('cpp');
+    const meson = await detectOne({ 'meson.build': "project('tool', 'cpp')\n", 'main.cc': '' });
+    expect(meson.metadata).toMatchObject({ language: 'cpp', build_system: 'meson' });
+  });
+
+  it('Bazel: the language of the BUILD rules', async () => {
+    const build = await detectOne({ 'MODULE.bazel': 'module(name = "x")\n', 'main/BUILD': 'cc_binary(name = "hello", srcs = ["hello.cc"])\n', 'main/hello.cc': '' });
+    expect(build.metadata).toMatchObject({ language: 'cpp', build_system: 'bazel' });
+    expect(build.build.commands).toEqual(['bazel build //...']);
   });
 });

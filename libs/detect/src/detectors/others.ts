@@ -1,4 +1,4 @@
-import type { LanguageId } from '../ids';
+import { custom, type FrameworkId, type LanguageId } from '../ids';
 import type { BuildPlan, BuildSystem, Framework, FrameworkPlan, Language, Runtime, ServiceContext } from '../model';
 import { found, majorOf, procfileWeb, versionFromFiles } from './shared';
 
@@ -50,19 +50,31 @@ export const bundlerBuild: BuildSystem = {
   },
 };
 
-const RUBY_FRAMEWORK_GEMS: { id: 'rails' | 'hanami' | 'sinatra'; start: string; port: number }[] = [
-  { id: 'rails', start: 'rails server -b 0.0.0.0 -p 3000', port: 3000 },
-  { id: 'hanami', start: 'hanami server --host 0.0.0.0 --port 2300', port: 2300 },
-  { id: 'sinatra', start: 'rackup --host 0.0.0.0 --port 4567', port: 4567 },
+/** Full frameworks before the micro-frameworks and Rack beneath them; Jekyll sites are Ruby too. */
+const RUBY_FRAMEWORK_GEMS: { id: FrameworkId; gems: string[]; start?: string; port: number }[] = [
+  { id: 'rails', gems: ['rails', 'railties'], start: 'rails server -b 0.0.0.0 -p 3000', port: 3000 },
+  { id: 'hanami', gems: ['hanami'], start: 'hanami server --host 0.0.0.0 --port 2300', port: 2300 },
+  { id: custom('padrino'), gems: ['padrino'], start: 'padrino start -h 0.0.0.0', port: 3000 },
+  { id: 'sinatra', gems: ['sinatra'], start: 'rackup --host 0.0.0.0 --port 4567', port: 4567 },
+  { id: custom('roda'), gems: ['roda'], start: 'rackup --host 0.0.0.0 --port 9292', port: 9292 },
+  { id: custom('grape'), gems: ['grape'], start: 'rackup --host 0.0.0.0 --port 9292', port: 9292 },
+  { id: custom('jekyll'), gems: ['jekyll', 'github-pages'], port: 4000 },
+  { id: custom('middleman'), gems: ['middleman'], port: 4567 },
+  { id: custom('rack'), gems: ['rack', 'rackup'], start: 'rackup --host 0.0.0.0 --port 9292', port: 9292 },
 ];
 
-export const RUBY_FRAMEWORKS: Framework[] = RUBY_FRAMEWORK_GEMS.map(({ id, start, port }) => ({
-  id,
-  languages: RUBY,
-  async detect(service) {
-    return (await gemNames(service)).has(id) ? found<FrameworkPlan>({ id, start, ports: [port], ...(id === 'rails' ? { cache: ['tmp/cache'] } : {}) }) : undefined;
+export const RUBY_FRAMEWORKS: Framework[] = [
+  {
+    id: custom('ruby-frameworks'),
+    languages: RUBY,
+    async detect(service) {
+      const gems = await gemNames(service);
+      const rule = RUBY_FRAMEWORK_GEMS.find(({ id, gems: names }) => names.some((name) => gems.has(name)) && (id !== custom('rack') || service.has('config.ru')));
+      if (!rule) return undefined;
+      return found<FrameworkPlan>({ id: rule.id, ...(rule.start ? { start: rule.start } : {}), ports: [rule.port], ...(rule.id === 'rails' ? { cache: ['tmp/cache'] } : {}) });
+    },
   },
-}));
+];
 
 export const rubyRuntime: Runtime = {
   id: 'ruby',
@@ -108,19 +120,32 @@ export const composerBuild: BuildSystem = {
   },
 };
 
-const PHP_FRAMEWORK_PACKAGES: { id: 'laravel' | 'symfony'; package: string; start: string }[] = [
-  { id: 'laravel', package: 'laravel/framework', start: 'php artisan serve --host=0.0.0.0 --port=8000' },
-  { id: 'symfony', package: 'symfony/framework-bundle', start: 'php -S 0.0.0.0:8000 -t public' },
+/** Applications built on a framework before the framework (Statamic, Lumen over Laravel; Drupal over Symfony). */
+const PHP_FRAMEWORK_PACKAGES: { id: FrameworkId; packages: string[]; start: string }[] = [
+  { id: custom('statamic'), packages: ['statamic/cms'], start: 'php artisan serve --host=0.0.0.0 --port=8000' },
+  { id: custom('lumen'), packages: ['laravel/lumen-framework'], start: 'php -S 0.0.0.0:8000 -t public' },
+  { id: 'laravel', packages: ['laravel/framework'], start: 'php artisan serve --host=0.0.0.0 --port=8000' },
+  { id: custom('drupal'), packages: ['drupal/core', 'drupal/core-recommended'], start: 'php -S 0.0.0.0:8000 -t web' },
+  { id: custom('wordpress'), packages: ['johnpbloch/wordpress', 'roots/wordpress', 'johnpbloch/wordpress-core'], start: 'php -S 0.0.0.0:8000' },
+  { id: 'symfony', packages: ['symfony/framework-bundle'], start: 'php -S 0.0.0.0:8000 -t public' },
+  { id: custom('cakephp'), packages: ['cakephp/cakephp'], start: 'bin/cake server -H 0.0.0.0 -p 8000' },
+  { id: custom('codeigniter'), packages: ['codeigniter4/framework', 'codeigniter/framework'], start: 'php spark serve --host 0.0.0.0 --port 8000' },
+  { id: custom('yii'), packages: ['yiisoft/yii2'], start: 'php yii serve 0.0.0.0:8000' },
+  { id: custom('laminas'), packages: ['laminas/laminas-mvc', 'mezzio/mezzio'], start: 'php -S 0.0.0.0:8000 -t public' },
+  { id: custom('slim'), packages: ['slim/slim'], start: 'php -S 0.0.0.0:8000 -t public' },
 ];
 
-export const PHP_FRAMEWORKS: Framework[] = PHP_FRAMEWORK_PACKAGES.map(({ id, package: name, start }) => ({
-  id,
-  languages: PHP,
-  async detect(service) {
-    const required = (await service.json<ComposerJson>('composer.json'))?.require ?? {};
-    return name in required ? found<FrameworkPlan>({ id, start, ports: [8000] }) : undefined;
+export const PHP_FRAMEWORKS: Framework[] = [
+  {
+    id: custom('php-frameworks'),
+    languages: PHP,
+    async detect(service) {
+      const required = (await service.json<ComposerJson>('composer.json'))?.require ?? {};
+      const rule = PHP_FRAMEWORK_PACKAGES.find(({ packages }) => packages.some((name) => name in required));
+      return rule ? found<FrameworkPlan>({ id: rule.id, start: rule.start, ports: [8000] }) : undefined;
+    },
   },
-}));
+];
 
 export const phpRuntime: Runtime = {
   id: 'php',
@@ -212,7 +237,7 @@ export const mixBuild: BuildSystem = {
     return found<BuildPlan>({
       id: 'mix',
       install: ['mix local.hex --force', 'mix local.rebar --force', 'mix deps.get --only prod'],
-      build: ['mix compile', ...(/\{:phoenix,/.test(mix) ? ['mix assets.deploy'] : []), 'mix release'],
+      build: ['mix compile', ...(/\{\s*:phoenix\s*[,}]/.test(mix) ? ['mix assets.deploy'] : []), 'mix release'],
       cache: ['deps', '_build', '~/.hex', '~/.mix'],
       env: { MIX_ENV: 'prod' },
       projectName: mix.match(/app:\s*:(\w+)/)?.[1],
@@ -220,11 +245,15 @@ export const mixBuild: BuildSystem = {
   },
 };
 
+/** Phoenix, else a bare Plug application. */
 export const phoenix: Framework = {
   id: 'phoenix',
   languages: ELIXIR,
   async detect(service) {
-    return /\{:phoenix,/.test((await service.read('mix.exs')) ?? '') ? found<FrameworkPlan>({ id: 'phoenix', ports: [4000] }) : undefined;
+    const mix = (await service.read('mix.exs')) ?? '';
+    if (/\{\s*:phoenix\s*[,}]/.test(mix)) return found<FrameworkPlan>({ id: 'phoenix', ports: [4000] });
+    if (/\{\s*:plug_cowboy\s*[,}]|\{\s*:bandit\s*[,}]/.test(mix)) return found<FrameworkPlan>({ id: custom('plug'), ports: [4000] });
+    return undefined;
   },
 };
 

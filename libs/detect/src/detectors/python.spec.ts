@@ -12,8 +12,10 @@ describe('Python build systems', () => {
     ['pdm', { 'pyproject.toml': pyproject(), 'pdm.lock': '' }, 'pdm install'],
     ['pipenv', { Pipfile: '[packages]\nflask = "*"\n', 'Pipfile.lock': '{}' }, 'pipenv install --deploy'],
     ['pip', { 'requirements.txt': 'flask==3.0\n' }, 'pip install -r requirements.txt'],
-    ['setuptools', { 'setup.py': 'from setuptools import setup\n' }, 'pip install .'],
-    ['setuptools', { 'pyproject.toml': pyproject() }, 'pip install .'],
+    // setuptools, hatch and flit are build backends; what installs a plain pyproject or setup.py is pip.
+    ['pip', { 'setup.py': 'from setuptools import setup\n' }, 'pip install .'],
+    ['pip', { 'pyproject.toml': pyproject() }, 'pip install .'],
+    ['conda', { 'environment.yml': 'dependencies:\n  - python=3.11\n  - flask=3.0\n' }, 'conda env update --file environment.yml --prune'],
   ])('%s', async (system, files, install) => {
     const build = await detectOne(files);
     expect(build.metadata).toMatchObject({ language: 'python', build_system: system, confidence: 1 });

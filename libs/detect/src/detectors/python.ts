@@ -1,4 +1,4 @@
-import type { LanguageId } from '../ids';
+import { custom, type FrameworkId, type LanguageId } from '../ids';
 import type { BuildPlan, BuildSystem, Framework, FrameworkPlan, Language, Runtime, ServiceContext } from '../model';
 import { tomlString, tomlStrings, tomlTable, type TomlTable } from '../toml';
 import { basename, childDirectories, found, hasNearby, majorOf, procfileWeb, versionFromFiles } from './shared';
@@ -11,7 +11,7 @@ import { basename, childDirectories, found, hasNearby, majorOf, procfileWeb, ver
 
 const PYTHON: readonly LanguageId[] = ['python'];
 const DEFAULT_PYTHON = '3.12';
-const PYTHON_MANIFESTS = ['pyproject.toml', 'requirements.txt', 'Pipfile', 'setup.py', 'setup.cfg', 'uv.lock', 'poetry.lock'];
+const PYTHON_MANIFESTS = ['pyproject.toml', 'requirements.txt', 'Pipfile', 'setup.py', 'setup.cfg', 'uv.lock', 'poetry.lock', 'environment.yml', 'environment.yaml'];
 
 export const pythonLanguage: Language = {
   id: 'python',
@@ -25,7 +25,7 @@ export const pythonLanguage: Language = {
 // ── Build systems ──────────────────────────────────────────────────────────────────────────────
 
 interface PythonTool {
-  id: 'uv' | 'poetry' | 'pdm' | 'pipenv' | 'pip' | 'setuptools';
+  id: 'uv' | 'poetry' | 'pdm' | 'pipenv' | 'conda' | 'pip';
   /** Lock files or pyproject tables that prove the tool owns the project. */
   claims(service: ServiceContext, pyproject: TomlTable | undefined): boolean;
   install(service: ServiceContext): string[];
@@ -63,15 +63,18 @@ const PYTHON_TOOLS: PythonTool[] = [
     runPrefix: 'pipenv run ',
   },
   {
-    id: 'pip',
-    claims: (service) => service.has('requirements.txt'),
-    install: () => ['pip install -r requirements.txt'],
-    cache: ['~/.cache/pip'],
+    id: 'conda',
+    claims: (service) => CONDA_FILES.some((name) => service.has(name)),
+    install: (service) => [`conda env update --file ${CONDA_FILES.find((name) => service.has(name))} --prune`],
+    cache: ['~/.conda/pkgs'],
+    runPrefix: 'conda run ',
   },
+  // pip installs a requirements file, or the project itself when a pyproject.toml / setup.py names
+  // no other tool (setuptools, hatch and flit are build backends; pip is what installs).
   {
-    id: 'setuptools',
-    claims: (service) => ['pyproject.toml', 'setup.py', 'setup.cfg'].some((name) => service.has(name)),
-    install: () => ['pip install .'],
+    id: 'pip',
+    claims: (service) => ['requirements.txt', 'pyproject.toml', 'setup.py', 'setup.cfg'].some((name) => service.has(name)),
+    install: (service) => [service.has('requirements.txt') ? 'pip install -r requirements.txt' : 'pip install .'],
     cache: ['~/.cache/pip'],
   },
 ];
@@ -109,26 +112,71 @@ export function requirementName(line: string): string | undefined {
 export async function pythonDependencies(service: ServiceContext): Promise<Set<string>> {
   const names = new Set<string>();
   const add = (name: string | undefined) => name && names.add(name);
-  (await service.read('requirements.txt'))?.split(/\r?\n/).forEach((line) => add(requirementName(line)));
+  for (const file of await requirementFiles(service)) {
+    const slash = file.lastIndexOf('/');
+    const text = slash < 0 ? await service.read(file) : await service.scan.read(joinDir(service.dir, file.slice(0, slash)), file.slice(slash + 1));
+    text?.split(/\r?\n/).forEach((line) => add(requirementName(line)));
+  }
   const pyproject = await service.toml('pyproject.toml');
   tomlStrings(pyproject, 'project', 'dependencies').forEach((line) => add(requirementName(line)));
   Object.keys(tomlTable(pyproject, 'tool', 'poetry', 'dependencies') ?? {}).forEach((name) => add(normalisePackage(name)));
   Object.keys(tomlTable(await service.toml('Pipfile'), 'packages') ?? {}).forEach((name) => add(normalisePackage(name)));
+  for (const entry of await condaDependencies(service)) add(requirementName(entry.replace(/=.*/, '')));
+  names.delete('python');
   return names;
 }
 
+/** requirements.txt and the files it includes (`-r base.txt`, `-r backend/requirements.txt`), one level deep. */
+async function requirementFiles(service: ServiceContext): Promise<string[]> {
+  if (!service.has('requirements.txt')) return [];
+  const files = ['requirements.txt'];
+  for (const line of ((await service.read('requirements.txt')) ?? '').split(/\r?\n/)) {
+    const include = line.trim().match(/^(?:-r|--requirement)\s*=?\s*(\S+)$/)?.[1];
+    if (include && !include.includes('..') && !include.startsWith('/')) files.push(include);
+  }
+  return files;
+}
+
+/** conda's environment.yml: `dependencies` strings (`flask=2.0.2`) and the nested `pip:` list. */
+async function condaDependencies(service: ServiceContext): Promise<string[]> {
+  const file = CONDA_FILES.find((name) => service.has(name));
+  if (!file) return [];
+  const environment = await service.scan.yaml<{ dependencies?: (string | { pip?: string[] })[] }>(service.dir, file);
+  return (environment?.dependencies ?? []).flatMap((entry) => (typeof entry === 'string' ? [entry] : (entry?.pip ?? [])));
+}
+
+const CONDA_FILES = ['environment.yml', 'environment.yaml'];
+
 // ── Frameworks ─────────────────────────────────────────────────────────────────────────────────
 
-function pythonFramework(id: 'django' | 'fastapi' | 'flask' | 'streamlit', plan: (service: ServiceContext, deps: Set<string>) => FrameworkPlan): Framework {
+function pythonFramework(id: FrameworkId, plan: (service: ServiceContext, deps: Set<string>) => FrameworkPlan, marker?: (service: ServiceContext) => boolean, packages: string[] = [id]): Framework {
   return {
     id,
     languages: PYTHON,
     async detect(service) {
       const deps = await pythonDependencies(service);
-      const marked = deps.has(id) || (id === 'django' && service.has('manage.py'));
+      const marked = packages.some((name) => deps.has(name)) || marker?.(service) === true;
       return marked ? found(plan(service, deps)) : undefined;
     },
   };
+}
+
+/** A server framework started by an ASGI/WSGI server: uvicorn for ASGI apps, gunicorn for WSGI ones. */
+function served(id: FrameworkId, kind: 'asgi' | 'wsgi', port = 8000): (service: ServiceContext, deps: Set<string>) => FrameworkPlan {
+  return (service, deps) => {
+    const module = (firstFile(service, ['main.py', 'app.py', 'app/main.py', 'src/main.py', 'server.py', 'wsgi.py', 'asgi.py']) ?? 'app.py').replace(/\.py$/, '').replace(/\//g, '.');
+    const start =
+      kind === 'asgi' || !deps.has('gunicorn')
+        ? kind === 'asgi'
+          ? `uvicorn ${module}:app --host 0.0.0.0 --port ${port}`
+          : `python ${module.replace(/\./g, '/')}.py`
+        : `gunicorn ${module}:app --bind 0.0.0.0:${port}`;
+    return { id, start, ports: [port] };
+  };
+}
+
+function script(id: FrameworkId, port: number, command = (entry: string) => `python ${entry}`): (service: ServiceContext) => FrameworkPlan {
+  return (service) => ({ id, start: command(firstFile(service, ['app.py', 'main.py', 'server.py']) ?? 'app.py'), ports: [port] });
 }
 
 function firstFile(service: ServiceContext, candidates: string[]): string | undefined {
@@ -169,11 +217,31 @@ function streamlitPlan(service: ServiceContext): FrameworkPlan {
   return { id: 'streamlit', start: `streamlit run ${entry} --server.port 8501 --server.address 0.0.0.0`, ports: [8501] };
 }
 
+/*
+ * In priority order: an app builder over the server it embeds (Gradio and Chainlit ship FastAPI,
+ * Dash ships Flask), a framework over the toolkit beneath it (FastAPI over Starlette), and the
+ * documentation generator last, since docs sit beside applications.
+ */
 export const PYTHON_FRAMEWORKS: Framework[] = [
-  pythonFramework('django', djangoPlan),
-  pythonFramework('fastapi', fastapiPlan),
-  pythonFramework('flask', flaskPlan),
   pythonFramework('streamlit', streamlitPlan),
+  pythonFramework(custom('gradio'), script(custom('gradio'), 7860)),
+  pythonFramework(custom('chainlit'), (service) => ({ id: custom('chainlit'), start: `chainlit run ${firstFile(service, ['app.py', 'main.py']) ?? 'app.py'} --host 0.0.0.0 --port 8000`, ports: [8000] })),
+  pythonFramework(custom('dash'), script(custom('dash'), 8050)),
+  pythonFramework(custom('reflex'), () => ({ id: custom('reflex'), start: 'reflex run --env prod', ports: [3000, 8000] })),
+  pythonFramework('django', djangoPlan, (service) => service.has('manage.py')),
+  pythonFramework(custom('langserve'), served(custom('langserve'), 'asgi')),
+  pythonFramework('fastapi', fastapiPlan),
+  pythonFramework(custom('litestar'), served(custom('litestar'), 'asgi')),
+  pythonFramework('flask', flaskPlan),
+  pythonFramework(custom('quart'), served(custom('quart'), 'asgi')),
+  pythonFramework(custom('sanic'), (service) => ({ id: custom('sanic'), start: `sanic ${(firstFile(service, ['server.py', 'main.py', 'app.py']) ?? 'server.py').replace(/\.py$/, '')}:app --host 0.0.0.0 --port 8000`, ports: [8000] })),
+  pythonFramework(custom('starlette'), served(custom('starlette'), 'asgi')),
+  pythonFramework(custom('tornado'), script(custom('tornado'), 8888)),
+  pythonFramework(custom('aiohttp'), script(custom('aiohttp'), 8080)),
+  pythonFramework(custom('bottle'), script(custom('bottle'), 8080)),
+  pythonFramework(custom('falcon'), served(custom('falcon'), 'wsgi')),
+  pythonFramework(custom('pyramid'), served(custom('pyramid'), 'wsgi', 6543)),
+  pythonFramework(custom('mkdocs'), () => ({ id: custom('mkdocs'), ports: [] }), (service) => service.has('mkdocs.yml') || service.has('mkdocs.yaml')),
 ];
 
 // ── Runtime ────────────────────────────────────────────────────────────────────────────────────

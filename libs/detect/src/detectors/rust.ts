@@ -1,4 +1,4 @@
-import type { LanguageId } from '../ids';
+import { custom, type FrameworkId, type LanguageId } from '../ids';
 import type { BuildPlan, BuildSystem, Framework, FrameworkPlan, Language, Orchestrator, Runtime, ServiceContext, WorkspaceMember } from '../model';
 import { tomlString, tomlStrings, tomlTable, type TomlTable } from '../toml';
 import { basename, expandMembers, found, searchDirs, versionFromFiles } from './shared';
@@ -35,20 +35,32 @@ export const cargoBuild: BuildSystem = {
   },
 };
 
-const RUST_FRAMEWORK_CRATES: { id: 'actix-web' | 'axum' | 'rocket'; port: number }[] = [
-  { id: 'actix-web', port: 8080 },
-  { id: 'axum', port: 3000 },
-  { id: 'rocket', port: 8000 },
+/** Full-stack frameworks before the web servers beneath them. */
+const RUST_FRAMEWORK_CRATES: { id: FrameworkId; crates: string[]; port: number }[] = [
+  { id: custom('leptos'), crates: ['leptos'], port: 3000 },
+  { id: custom('dioxus'), crates: ['dioxus'], port: 8080 },
+  { id: custom('loco'), crates: ['loco-rs'], port: 5150 },
+  { id: 'rocket', crates: ['rocket'], port: 8000 },
+  { id: 'actix-web', crates: ['actix-web'], port: 8080 },
+  { id: 'axum', crates: ['axum'], port: 3000 },
+  { id: custom('poem'), crates: ['poem'], port: 3000 },
+  { id: custom('salvo'), crates: ['salvo'], port: 5800 },
+  { id: custom('warp'), crates: ['warp'], port: 3030 },
+  { id: custom('tide'), crates: ['tide'], port: 8080 },
+  { id: custom('yew'), crates: ['yew'], port: 8080 },
 ];
 
-export const RUST_FRAMEWORKS: Framework[] = RUST_FRAMEWORK_CRATES.map(({ id, port }) => ({
-  id,
-  languages: RUST,
-  async detect(service) {
-    const dependencies = tomlTable(await service.toml('Cargo.toml'), 'dependencies') ?? {};
-    return id in dependencies ? found<FrameworkPlan>({ id, ports: [port] }) : undefined;
+export const RUST_FRAMEWORKS: Framework[] = [
+  {
+    id: custom('rust-frameworks'),
+    languages: RUST,
+    async detect(service) {
+      const dependencies = tomlTable(await service.toml('Cargo.toml'), 'dependencies') ?? {};
+      const rule = RUST_FRAMEWORK_CRATES.find(({ crates }) => crates.some((crate) => crate in dependencies));
+      return rule ? found<FrameworkPlan>({ id: rule.id, ports: [rule.port] }) : undefined;
+    },
   },
-}));
+];
 
 /** rust-toolchain(.toml) pins the compiler for the whole tree, so it is searched up to the root. */
 async function toolchainChannel(service: ServiceContext): Promise<{ requested: string; source: string } | undefined> {

@@ -128,22 +128,21 @@ describe('unknown tech goes to the LLM, last', () => {
     expect(build.runtime.name).toBe('deno'); // the deterministic runtime still answers first
   });
 
-  it('a Bazel monorepo: the model lists members, made-up ones are dropped, identical members cost one call', async () => {
+  it('a Bazel monorepo: the model lists the members (made-up ones are dropped); each member stack is static', async () => {
     const workspace: WorkspaceAnswer = {
       orchestrator: 'Bazel', members: ['services/api', './services/worker/', 'services/ghost'], build_command: 'bazel build //{member}/...', confidence: 0.8, reasoning: 'MODULE.bazel at the root.',
     };
     server.reply(workspace);
-    server.reply(serviceAnswer({ language: 'java', build_system: 'bazel', runtime: 'java', runtime_version: null, runtime_version_source: null, install_commands: [], build_commands: ['bazel build //...'], cache: ['~/.cache/bazel'], start_command: null }));
     const member = { 'BUILD.bazel': 'java_binary(name = "app", srcs = ["Main.java"])', 'Main.java': 'class Main {}' };
     const builds = await detect(
       { 'MODULE.bazel': 'module(name = "shop")', ...prefixed('services/api', member), ...prefixed('services/worker', member) },
       { mode: 'full', llm: llm() },
     );
     expect(builds.map((build) => build.metadata.path)).toEqual(['services/api', 'services/worker']);
-    expect(server.requests.map((request) => request.body.response_format.json_schema.name)).toEqual(['workspace_layout', 'service_stack']);
+    expect(server.requests.map((request) => request.body.response_format.json_schema.name)).toEqual(['workspace_layout']);
     expect(builds[0].workspace).toMatchObject({ root: '.', orchestrator: 'bazel', members: ['services/api', 'services/worker'] });
     expect(builds[0].build.commands).toEqual(['bazel build //services/api/...']);
-    expect(builds[1].metadata).toMatchObject({ language: 'java', build_system: 'bazel', detected_by: 'llm' });
+    expect(builds[1].metadata).toMatchObject({ language: 'java', build_system: 'bazel', detected_by: 'static' });
   });
 });
 
