@@ -55,6 +55,20 @@ function declaratorName(node: Node): Node | null {
   return null;
 }
 
+/**
+ * `static int __init foo(void) {…}`: an attribute macro the grammar cannot know makes tree-sitter
+ * read `static int __init` as a declaration missing its `;`, then a function whose *type* is
+ * `foo` and whose declarator is just `(void)`. The same shape comes from a return type on the line
+ * before (`agp_init (void)`). No real C function has a bare parenthesized declarator, so in that
+ * shape the name is the type.
+ */
+function functionName(node: Node): Node | null {
+  const declarator = node.childForFieldName('declarator');
+  const type = node.childForFieldName('type');
+  if (declarator?.type === 'parenthesized_declarator' && type?.type === 'type_identifier') return type;
+  return declaratorName(node);
+}
+
 /** `Foo::bar` defined outside its class: `Foo` is the container. */
 function qualifiedScope(node: Node): string | undefined {
   let current: Node | null = node.childForFieldName('declarator');
@@ -69,7 +83,7 @@ function qualifiedScope(node: Node): string | undefined {
 const withBody = (kind: SymbolKind): DefinitionRule => ({ kind: (node) => (node.childForFieldName('body') === null ? undefined : kind) });
 
 const C_FAMILY: Record<string, DefinitionRule> = {
-  function_definition: { kind: 'function', name: declaratorName, container: qualifiedScope },
+  function_definition: { kind: 'function', name: functionName, container: qualifiedScope },
   struct_specifier: withBody('struct'),
   union_specifier: withBody('union'),
   enum_specifier: withBody('enum'),

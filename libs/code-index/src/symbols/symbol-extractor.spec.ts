@@ -19,6 +19,14 @@ const EXPECTED: Record<string, string[]> = {
     'function resolve@28',
     'function main@33',
   ],
+  'kernel-style.c': [
+    'struct widget_ops@5',
+    'function widget_init@10',
+    'function widget_exit@15',
+    'function widget_flags@21',
+    'function widget_ready@26',
+    'function arch_widget_setup@31',
+  ],
   'sample.cpp': [
     'namespace geometry@3',
     'class geometry.Shape@5',
