@@ -9,8 +9,10 @@
  *   (g) guarded fetch agent vs plain undici; cache-hit library time (bench/fetch.bench.ts)
  *   (e) stack detection vs a gitignore-aware walk of the same tree (bench/detect.bench.ts)
  *   (m) mentions: parse 1 MB of prose, @search/@grep vs ripgrep, cached file load (bench/mentions.bench.ts)
+ *   (i) code index on Linux fs/: symbols vs ctags, tokenizers, token totals and pack vs Repomix (bench/code-index.bench.ts)
  *
- * Options: --only a,b,p,c,d,f,g,e,m (p = Postgres round-trip profile; default: all); --quick for a
+ * Options: --only a,b,p,c,d,f,g,e,m,i (p = Postgres round-trip profile; default: all); --whole-linux
+ * to also pack the whole Linux tree in (i); --quick for a
  * short smoke run; --pin to pin each scan worker of (c) to its own CPU (taskset). Everything runs on 127.0.0.1; the whole run is
  * bounded by a watchdog, and child processes and queue keys are removed at the end.
  */
@@ -33,7 +35,7 @@ interface Target {
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
   const onlyIndex = argv.indexOf('--only');
-  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm'] : (argv[onlyIndex + 1] ?? '').split(','));
+  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 'i'] : (argv[onlyIndex + 1] ?? '').split(','));
   const started = Date.now();
   const watchdog = setTimeout(() => {
     console.error(`\nbench: watchdog — still running after ${WATCHDOG_MS / 60_000} min, giving up (children are killed on exit)`);
@@ -43,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
   printMachine();
-  const results: { service?: ServiceBenchReport; walk?: unknown; fetch?: unknown; detect?: unknown; mentions?: unknown } = {};
+  const results: { service?: ServiceBenchReport; walk?: unknown; fetch?: unknown; detect?: unknown; mentions?: unknown; codeIndex?: unknown } = {};
   const targets: Target[] = [];
 
   if (only.has('a') || only.has('b') || only.has('c') || only.has('p') || only.has('f')) {
@@ -160,6 +162,31 @@ async function main(argv: string[]): Promise<number> {
         met: cachedLoad.stats.p50 < 0.2 && cachedLoad.misses === 0,
       },
     );
+  }
+
+  if (only.has('i')) {
+    console.log('\n(i) code index on Linux fs/: symbols vs ctags, tokenizers, tokens and pack vs Repomix (bench/code-index.bench.ts)');
+    console.log(`  ${describeQuiet(await waitForQuiet())}`);
+    const { runCodeIndexBench } = await import('./code-index.bench');
+    const codeIndex = await runCodeIndexBench({ quick, wholeTree: argv.includes('--whole-linux') });
+    results.codeIndex = codeIndex;
+    targets.push(
+      ...codeIndex.tokens.map((row) => ({
+        figure: `(i) token total vs Repomix, ${row.label}`,
+        target: 'within 0.5%',
+        measured: `${(row.difference * 100).toFixed(3)}% (${row.quarry.toLocaleString('en-US')} vs ${row.repomix.toLocaleString('en-US')})`,
+        met: Math.abs(row.difference) <= 0.005,
+      })),
+      {
+        figure: '(i) pack fs/ XML, 1 process / Repomix',
+        target: '— (≤ 0.5× with 2 workers: distributed scan)',
+        measured: `${(codeIndex.pack.quarry.seconds / codeIndex.pack.repomix.seconds).toFixed(2)}x (${codeIndex.pack.quarry.seconds.toFixed(1)} s vs ${codeIndex.pack.repomix.seconds.toFixed(1)} s)`,
+        met: true,
+      },
+    );
+    if (codeIndex.whole !== undefined) {
+      targets.push({ figure: '(i) whole Linux tree packed, streamed: peak RSS', target: '< 500 MB', measured: `${codeIndex.whole.maxRssMB} MB (${codeIndex.whole.seconds.toFixed(0)} s)`, met: codeIndex.whole.maxRssMB < 500 });
+    }
   }
 
   if (targets.length) {

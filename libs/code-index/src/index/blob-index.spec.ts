@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { languageOf } from '@quarry/workspace';
 import { countTokens } from '../tokens/token-counter';
 import { BlobIndexer } from './blob-index';
-import { fromCompactBlobIndex, toCompactBlobIndex } from './blob-index-codec';
+import { decodeBlobIndex, encodeBlobIndex, fromCompactBlobIndex, toCompactBlobIndex } from './blob-index-codec';
 
 const FIXTURES = path.join(__dirname, '..', 'symbols', 'fixtures');
 
@@ -83,7 +83,7 @@ describe('BlobIndexer', () => {
       );
     });
 
-    it('is several times smaller than the plain JSON', () => {
+    it('is much smaller than the plain JSON', () => {
       const content = fs.readFileSync(path.join(FIXTURES, 'sample.ts'));
       const index = indexer.index({ path: 'sample.ts', language: 'TypeScript', content });
       expect(JSON.stringify(toCompactBlobIndex(index)).length).toBeLessThan(JSON.stringify(index).length * 0.6);
@@ -91,6 +91,15 @@ describe('BlobIndexer', () => {
 
     it('refuses what it cannot read with a typed error', () => {
       expect(() => fromCompactBlobIndex({ v: 2 } as never)).toThrow(expect.objectContaining({ kind: 'input_invalid' }));
+      expect(() => decodeBlobIndex(Buffer.from('not gzip'))).toThrow(expect.objectContaining({ kind: 'input_invalid' }));
+    });
+
+    it('gzips the compact form for a bytea column and reads it back', () => {
+      const content = fs.readFileSync(path.join(FIXTURES, 'sample.cpp'));
+      const index = indexer.index({ path: 'sample.cpp', language: 'C++', content });
+      const bytes = encodeBlobIndex(index);
+      expect(decodeBlobIndex(bytes)).toEqual(index);
+      expect(bytes.length).toBeLessThan(JSON.stringify(toCompactBlobIndex(index)).length);
     });
   });
 });

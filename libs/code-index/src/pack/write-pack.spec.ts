@@ -187,6 +187,13 @@ describe('writePack', () => {
     expect(text).not.toContain(GITHUB_TOKEN);
   });
 
+  it('finds credentials itself when the files come without stored findings', async () => {
+    const files = packFiles({ 'a.ts': `const t = "${GITHUB_TOKEN}";\n` }).map(({ secrets: _secrets, tokens: _tokens, ...file }) => file);
+    const { text, result } = await pack({}, files);
+    expect(text).toContain('[REDACTED github-token]');
+    expect(result.redactions).toBe(1);
+  });
+
   it('skips binary files', async () => {
     const files = [...packFiles({ 'a.txt': 'x\n' }), { path: 'logo.png', binary: true, read: async () => '' }];
     const { result, text } = await pack({}, files);

@@ -16,7 +16,10 @@ export interface PackFile {
   tokens?: number;
   encoding?: TokenEncoding;
   binary?: boolean;
-  /** Credentials found when the blob was indexed (offsets into the text `read` returns). */
+  /**
+   * Credentials found when the blob was indexed (offsets into the text `read` returns). Undefined
+   * means not known: the text is searched for them as it is packed.
+   */
   secrets?: readonly { kind: string; start: number; end: number }[];
   /** The decoded text (UTF-8, no byte-order mark), as the blob was indexed. */
   read(): Promise<string>;
@@ -152,16 +155,17 @@ interface PreparedText {
 
 /** The index's token count holds when nothing will change the text: no secrets, no compress, same encoding. */
 function canReuseCount(file: PackFile, options: PackOptions, encoding: TokenEncoding): boolean {
-  return file.tokens !== undefined && (file.encoding ?? DEFAULT_TOKEN_ENCODING) === encoding && !options.compress && (file.secrets?.length ?? 0) === 0;
+  return file.tokens !== undefined && (file.encoding ?? DEFAULT_TOKEN_ENCODING) === encoding && !options.compress && file.secrets?.length === 0;
 }
 
 function prepareText(file: PackFile, original: string, layout: PackLayout, options: PackOptions, encoding: TokenEncoding): PreparedText {
   let text = original;
   let redactions = 0;
-  const secrets = file.secrets ?? [];
-  if (secrets.length > 0) {
-    // Stored findings are offsets into the indexed text; if the text is not that one, find them again.
-    const fits = secrets.every((secret) => secret.end <= text.length);
+  const secrets = file.secrets;
+  if (secrets === undefined || secrets.length > 0) {
+    // Stored findings are offsets into the indexed text; unknown ones, or ones that do not fit
+    // this text, are found again.
+    const fits = secrets !== undefined && secrets.every((secret) => secret.end <= text.length);
     const redaction = fits ? applySecretRedactions(text, secrets) : redactSecrets(text);
     text = redaction.text;
     redactions = redaction.redactions;
