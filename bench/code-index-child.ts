@@ -39,18 +39,16 @@ async function index(root: string, list: string[]) {
   for (const file of texts) tokens += countTokens(file.text);
   const tokenSeconds = (performance.now() - started) / 1000;
 
-  started = performance.now();
+  // Each index is measured and dropped, as a scan shard stores it and moves on.
   const perFile: Record<string, number> = {};
-  const blobs = [];
-  for (const file of files) {
-    const blob = indexer.index({ path: file.path, language: languageOf(file.path), content: file.bytes });
-    perFile[file.path] = blob.tokens;
-    blobs.push(blob);
-  }
-  const indexSeconds = (performance.now() - started) / 1000;
+  let indexSeconds = 0;
   let storedBytes = 0;
   let gzippedBytes = 0;
-  for (const blob of blobs) {
+  for (const file of files) {
+    started = performance.now();
+    const blob = indexer.index({ path: file.path, language: languageOf(file.path), content: file.bytes });
+    indexSeconds += (performance.now() - started) / 1000;
+    perFile[file.path] = blob.tokens;
     storedBytes += Buffer.byteLength(JSON.stringify(toCompactBlobIndex(blob)));
     gzippedBytes += encodeBlobIndex(blob).length;
   }

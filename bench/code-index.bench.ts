@@ -156,7 +156,7 @@ export async function runCodeIndexBench(options: CodeIndexBenchOptions = {}) {
     const cMegabytes = cFiles.reduce((sum, file) => sum + fs.statSync(path.join(linux, file)).size, 0) / 1e6;
     console.log(`  symbol extraction, 1 process: ${index.symbolMBps.toFixed(2)} MB/s (${index.definitions.toLocaleString('en-US')} definitions, ${index.warnings} files without symbols)`);
     console.log(`    peer: ctags on the ${cFiles.length} .c/.h files: ${(cMegabytes / ctags.seconds).toFixed(2)} MB/s (${ctags.seconds.toFixed(1)} s)`);
-    console.log(`  full BlobIndex (tokens + symbols + references + secrets): ${index.indexMBps.toFixed(2)} MB/s, peak RSS ${index.maxRssMB} MB`);
+    console.log(`  full BlobIndex (tokens + symbols + references + secrets): ${index.indexMBps.toFixed(2)} MB/s, peak RSS ${index.maxRssMB} MB with the corpus in memory`);
     console.log(
       `  stored index: ${Math.round(index.storedBytesPerMB).toLocaleString('en-US')} bytes per MB of source as compact JSON, ` +
         `${Math.round(index.gzippedBytesPerMB).toLocaleString('en-US')} gzipped (encodeBlobIndex)`,

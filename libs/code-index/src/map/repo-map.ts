@@ -41,13 +41,15 @@ export const MAX_MAP_TOKENS = 1_000_000;
 /** A name defined in more files than this says nothing about which one a user means (`init`, `probe`). */
 const MAX_DEFINERS = 100;
 const FOCUS_MULTIPLIER = 10;
+const FOCUS_FILE_MULTIPLIER = 50;
 
 /**
  * The repo map: files with their most important definitions' signatures, within a token budget.
  *
  * Like Aider's: a graph with a node per file and an edge A → B for every name A uses that B
  * defines, weighted by √(uses) × a multiplier (×10 for names the caller focuses on, ×10 for long
- * snake/camel names, ×0.1 for `_private` names and for names defined in more than five files);
+ * snake/camel names, ×0.1 for `_private` names and for names defined in more than five files, ×50
+ * for uses in the focus files);
  * PageRank personalised toward the focus files (and the files defining focus names); each file's
  * rank is then shared among the definitions it points at, in proportion to the edge weights, and
  * definitions are taken best first. Unlike Aider's, the cut is exact (the most definitions whose
@@ -131,19 +133,22 @@ function rankDefinitions(files: readonly MapFile[], options: RepoMapOptions): { 
     }
   });
 
-  // Edges summed per (from, to, name): the name is needed to share rank among definitions.
+  // One edge per (from, to, name): the name is needed to share rank among definitions.
+  const focusPaths = new Set(options.focusPaths ?? []);
   const edges: (WeightedEdge & { name: string })[] = [];
   files.forEach((file, from) => {
+    // What the caller's own files use matters most (Aider: ×50 for the files in the chat).
+    const fromFocus = focusPaths.has(file.path) ? FOCUS_FILE_MULTIPLIER : 1;
     for (const [name, uses] of file.references) {
       const targets = definers.get(name);
       if (targets === undefined || targets.length > MAX_DEFINERS) continue;
-      const weight = nameWeight(name, targets.length, focusSymbols) * Math.sqrt(uses);
+      const weight = fromFocus * nameWeight(name, targets.length, focusSymbols) * Math.sqrt(uses);
       for (const to of targets) edges.push({ from, to, weight, name });
     }
   });
 
   const personalization = new Array<number>(files.length).fill(0);
-  for (const path of options.focusPaths ?? []) {
+  for (const path of focusPaths) {
     const position = index.get(path);
     if (position !== undefined) personalization[position] = 1;
   }

@@ -167,8 +167,8 @@ function newParser(language: Language): Parser {
 
 /** Visits every definition node in document order (parents before children). */
 function walkDefinitions(grammar: PreparedGrammar, tree: Tree, visit: (found: FoundDefinition) => void): void {
-  walk(tree.walk(), (cursor) => {
-    const rule = grammar.rules[cursor.nodeTypeId];
+  walk(tree.walk(), (cursor, typeId) => {
+    const rule = grammar.rules[typeId];
     if (rule === undefined) return;
     const found = definitionAt(cursor.currentNode, rule);
     if (found !== undefined) visit(found);
@@ -183,13 +183,17 @@ function definitionAt(node: Node, rule: DefinitionRule): FoundDefinition | undef
   return { node, rule, kind, nameNode };
 }
 
-/** Depth-first over every node; `visit` runs on each node, `leaf` on nodes without children. */
-function walk(cursor: TreeCursor, visit: (cursor: TreeCursor) => void, leaf?: (cursor: TreeCursor) => void): void {
+/**
+ * Depth-first over every node: `visit` runs on each, `leaf` on those without children. Each gets
+ * the node's type id, read once (every cursor getter is a call into the WebAssembly module).
+ */
+function walk(cursor: TreeCursor, visit: (cursor: TreeCursor, typeId: number) => void, leaf?: (cursor: TreeCursor, typeId: number) => void): void {
   try {
     for (;;) {
-      visit(cursor);
+      const typeId = cursor.nodeTypeId;
+      visit(cursor, typeId);
       if (cursor.gotoFirstChild()) continue;
-      leaf?.(cursor);
+      leaf?.(cursor, typeId);
       while (!cursor.gotoNextSibling()) {
         if (!cursor.gotoParent()) return;
       }
@@ -207,8 +211,8 @@ function collect(grammar: PreparedGrammar, text: string, tree: Tree): { definiti
 
   walk(
     tree.walk(),
-    (cursor) => {
-      const rule = grammar.rules[cursor.nodeTypeId];
+    (cursor, typeId) => {
+      const rule = grammar.rules[typeId];
       if (rule === undefined) return;
       const found = definitionAt(cursor.currentNode, rule);
       if (found === undefined) return;
@@ -236,8 +240,8 @@ function collect(grammar: PreparedGrammar, text: string, tree: Tree): { definiti
       if (container !== undefined) definition.container = container;
       definitions.push(definition);
     },
-    (cursor) => {
-      if (!grammar.identifiers[cursor.nodeTypeId]) return;
+    (cursor, typeId) => {
+      if (!grammar.identifiers[typeId]) return;
       const start = cursor.startIndex;
       if (nameStarts.has(start)) return;
       const name = text.slice(start, cursor.endIndex);
