@@ -3,6 +3,7 @@ export { SYMBOL_KINDS, type SymbolKind, type Definition, type IndexWarning } fro
 export { SymbolExtractor, DEFAULT_MAX_SYMBOL_BYTES, DEFAULT_PARSE_TIMEOUT_MS, type ExtractedSymbols, type CompressedSource, type SymbolExtractorOptions } from './symbols/symbol-extractor';
 export { SYMBOL_LANGUAGES } from './symbols/language-specs';
 export { BlobIndexer, decodeText, type BlobIndex, type BlobInput, type BlobSecret, type BlobIndexerOptions } from './index/blob-index';
+export { summarizeCodeIndex, type CodeIndexSummary, type SummarySource } from './index/code-index-summary';
 export { toCompactBlobIndex, fromCompactBlobIndex, encodeBlobIndex, decodeBlobIndex, type CompactBlobIndex } from './index/blob-index-codec';
 export { SymbolTable, parseSymbolQuery, MAX_SYMBOL_LENGTH, DEFAULT_MATCH_LIMIT, type SymbolMatch, type SymbolQuery, type SymbolSource } from './lookup/symbol-table';
 export { buildRepoMap, validateBudget, MAX_MAP_TOKENS, type MapFile, type RepoMap, type RepoMapFile, type RepoMapOptions } from './map/repo-map';
