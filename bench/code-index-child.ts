@@ -4,12 +4,14 @@
  *   node dist/bench/code-index-child.js index    ROOT LIST        symbols, tokens, full BlobIndex, stored size
  *   node dist/bench/code-index-child.js tokenize ROOT LIST IMPL   gpt-tokenizer or js-tiktoken, o200k_base
  *   node dist/bench/code-index-child.js pack     ROOT LIST OUT    read + redact + count + write XML (nothing stored before)
+ *   node dist/bench/code-index-child.js pack-indexed ROOT LIST OUT the same with each file's tokens and secrets already
+ *                                                                 known, as a pack job after a scan has them (only the pack is timed)
  *
  * LIST is a file of root-relative paths, one per line. Prints one JSON line.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { languageOf } from '@quarry/workspace';
+import { findSecrets, languageOf } from '@quarry/workspace';
 import { BlobIndexer, PackFile, countTokens, decodeText, encodeBlobIndex, streamSink, toCompactBlobIndex, writePack } from '@quarry/code-index';
 
 const maxRssMB = () => Math.round(process.resourceUsage().maxRSS / 1024);
@@ -91,8 +93,8 @@ function tokenize(root: string, list: string[], implementation: string) {
   return { implementation, megabytes, tokens: perFile.reduce((a, b) => a + b, 0), perFile, MBps: megabytes / seconds, loadMs, maxRssMB: maxRssMB() };
 }
 
-async function pack(root: string, list: string[], out: string) {
-  const started = performance.now();
+async function pack(root: string, list: string[], out: string, indexed: boolean) {
+  let started = performance.now();
   const files: PackFile[] = list.map((file) => ({
     path: file,
     language: languageOf(file),
@@ -106,6 +108,17 @@ async function pack(root: string, list: string[], out: string) {
     fs.closeSync(handle);
     file.binary = head.subarray(0, read).includes(0);
   }
+  if (indexed) {
+    // What the scan stores per blob: tokens and secret findings. Not timed.
+    for (const file of files) {
+      if (file.binary) continue;
+      const text = await file.read();
+      file.tokens = countTokens(text);
+      file.encoding = 'o200k_base';
+      file.secrets = findSecrets(text);
+    }
+    started = performance.now();
+  }
   const stream = fs.createWriteStream(out);
   const sink = streamSink(stream);
   const result = await writePack(files, sink, { style: 'xml', title: path.basename(root) });
@@ -116,7 +129,7 @@ async function pack(root: string, list: string[], out: string) {
 async function main(argv: string[]): Promise<void> {
   const [mode, root, listFile, extra] = argv;
   const list = fs.readFileSync(listFile, 'utf8').split('\n').filter((line) => line !== '');
-  const result = mode === 'index' ? await index(root, list) : mode === 'tokenize' ? tokenize(root, list, extra) : mode === 'pack' ? await pack(root, list, extra) : undefined;
+  const result = mode === 'index' ? await index(root, list) : mode === 'tokenize' ? tokenize(root, list, extra) : mode === 'pack' || mode === 'pack-indexed' ? await pack(root, list, extra, mode === 'pack-indexed') : undefined;
   if (result === undefined) throw new Error(`unknown mode ${mode}`);
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

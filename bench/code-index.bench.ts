@@ -20,8 +20,12 @@ const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const CHILD = path.join(__dirname, 'code-index-child.js');
 const REPOMIX = path.join(REPO_ROOT, 'node_modules/repomix/bin/repomix.cjs');
 
+export const CODE_INDEX_PARTS = ['index', 'tokens', 'pack', 'whole'] as const;
+
 export interface CodeIndexBenchOptions {
   quick?: boolean;
+  /** Which figures (default: all but `whole`): index = symbols, tokenizers, stored size; tokens = vs Repomix. */
+  parts?: readonly (typeof CODE_INDEX_PARTS)[number][];
   /** Also pack the whole Linux tree (78k files, ~1.3 GB): minutes of CPU. */
   wholeTree?: boolean;
 }
@@ -141,74 +145,115 @@ function compareTokens(label: string, root: string, files: readonly string[], ou
   return { label, quarry, repomix, common, differing, difference, quarryFiles: Object.keys(ours).length, repomixFiles: theirs.size };
 }
 
-export async function runCodeIndexBench(options: CodeIndexBenchOptions = {}) {
+interface Corpus {
+  linux: string;
+  sample: string[];
+  list: string;
+}
+
+/** Symbol extraction vs ctags, full index speed, stored size, the two tokenizers. */
+function measureIndex({ linux, sample, list }: Corpus) {
+  const cFiles = sample.filter((file) => /\.[ch]$/.test(file));
+  const index = child<IndexFigures>(['index', linux, list]);
+  const ctags = timed('ctags', ['--langmap=C:+.h', '-f', '/dev/null', '-L', '-'], linux, `${cFiles.join('\n')}\n`);
+  const cMegabytes = cFiles.reduce((sum, file) => sum + fs.statSync(path.join(linux, file)).size, 0) / 1e6;
+  console.log(`  symbol extraction, 1 process: ${index.symbolMBps.toFixed(2)} MB/s (${index.definitions.toLocaleString('en-US')} definitions, ${index.warnings} files without symbols)`);
+  console.log(`    peer: ctags on the ${cFiles.length} .c/.h files: ${(cMegabytes / ctags.seconds).toFixed(2)} MB/s (${ctags.seconds.toFixed(1)} s)`);
+  console.log(`  full BlobIndex (tokens + symbols + references + secrets): ${index.indexMBps.toFixed(2)} MB/s, peak RSS ${index.maxRssMB} MB with the corpus in memory`);
+  console.log(
+    `  stored index: ${Math.round(index.storedBytesPerMB).toLocaleString('en-US')} bytes per MB of source as compact JSON, ` +
+      `${Math.round(index.gzippedBytesPerMB).toLocaleString('en-US')} gzipped (encodeBlobIndex)`,
+  );
+  const gpt = child<TokenizeFigures>(['tokenize', linux, list, 'gpt-tokenizer']);
+  const jst = child<TokenizeFigures>(['tokenize', linux, list, 'js-tiktoken']);
+  const disagreements = gpt.perFile.filter((count, i) => count !== jst.perFile[i]).length;
+  console.log(`  tokenizer o200k_base: gpt-tokenizer ${gpt.MBps.toFixed(2)} MB/s (load ${Math.round(gpt.loadMs)} ms, RSS ${gpt.maxRssMB} MB)`);
+  console.log(`    peer: js-tiktoken ${jst.MBps.toFixed(2)} MB/s (load ${Math.round(jst.loadMs)} ms, RSS ${jst.maxRssMB} MB); per-file counts differ in ${disagreements} of ${gpt.perFile.length} files`);
+  return {
+    index: { ...index, perFile: undefined },
+    perFile: index.perFile,
+    ctags: { seconds: ctags.seconds, MBps: cMegabytes / ctags.seconds },
+    tokenizer: { gpt: { ...gpt, perFile: undefined }, jsTiktoken: { ...jst, perFile: undefined }, disagreements },
+  };
+}
+
+/** Token totals against Repomix's on Linux fs/ and on this repository. */
+function measureTokens({ linux, sample, list }: Corpus, fsTokens: Record<string, number> | undefined, temporary: string[]) {
+  const tokens = [compareTokens('Linux fs/', linux, sample, fsTokens ?? child<IndexFigures>(['index', linux, list]).perFile)];
+  const ownFiles = execFileSync('git', ['-C', REPO_ROOT, 'ls-files'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((file) => file !== '' && fs.statSync(path.join(REPO_ROOT, file), { throwIfNoEntry: false })?.isFile());
+  const ownList = writeList(ownFiles);
+  temporary.push(ownList);
+  tokens.push(compareTokens('this repository', REPO_ROOT, ownFiles, child<IndexFigures>(['index', REPO_ROOT, ownList]).perFile));
+  return tokens;
+}
+
+/** XML pack of fs/: Quarry cold, Quarry with tokens and secrets known, and the Repomix CLI. */
+function measurePack({ linux, sample, list }: Corpus, out: string) {
+  const quarry = child<PackFigures>(['pack', linux, list, out]);
+  const quarryBytes = fs.statSync(out).size;
+  const indexed = child<PackFigures>(['pack-indexed', linux, list, out]);
+  fs.rmSync(out, { force: true });
+  const repomixRun = timed(process.execPath, [REPOMIX, '--stdin', '--style', 'xml', '-o', out, '--quiet'], linux, `${sample.join('\n')}\n`);
+  const repomix = { seconds: repomixRun.seconds, maxRssMB: repomixRun.maxRssMB, bytes: fs.existsSync(out) ? fs.statSync(out).size : 0 };
+  fs.rmSync(out, { force: true });
+  console.log(
+    `  pack fs/ as XML, 1 process, nothing known before: Quarry ${quarry.seconds.toFixed(1)} s, peak RSS ${quarry.maxRssMB} MB, ` +
+      `${quarry.files} files, ${(quarryBytes / 1e6).toFixed(1)} MB, ${quarry.redactions} redactions`,
+  );
+  console.log(`  the same with tokens and secrets known (a pack job after a scan): ${indexed.seconds.toFixed(1)} s, peak RSS ${indexed.maxRssMB} MB`);
+  console.log(
+    `    peer: Repomix CLI ${repomix.seconds.toFixed(1)} s, peak RSS ${repomix.maxRssMB ?? '?'} MB, ${(repomix.bytes / 1e6).toFixed(1)} MB ` +
+      `(ratios ${(quarry.seconds / repomix.seconds).toFixed(2)}× and ${(indexed.seconds / repomix.seconds).toFixed(2)}×)`,
+  );
+  return { quarry, indexed, repomix };
+}
+
+/** The whole kernel, packed cold and streamed to a file: what Repomix cannot do. */
+function measureWholeTree(linux: string, out: string, temporary: string[]) {
+  const all = trackedFiles(linux, '.');
+  const allList = writeList(all);
+  temporary.push(allList);
+  const whole = child<PackFigures>(['pack', linux, allList, out]);
+  const bytes = fs.statSync(out).size;
+  fs.rmSync(out, { force: true });
+  console.log(`  pack the whole Linux tree (${all.length} files) streamed to a file, nothing known before: ${whole.seconds.toFixed(0)} s, ${(bytes / 1e9).toFixed(2)} GB, peak RSS ${whole.maxRssMB} MB`);
+  return whole;
+}
+
+export interface CodeIndexReport {
+  index?: ReturnType<typeof measureIndex>['index'];
+  ctags?: { seconds: number; MBps: number };
+  tokenizer?: ReturnType<typeof measureIndex>['tokenizer'];
+  tokens?: ReturnType<typeof compareTokens>[];
+  pack?: ReturnType<typeof measurePack>;
+  whole?: PackFigures;
+}
+
+export async function runCodeIndexBench(options: CodeIndexBenchOptions = {}): Promise<CodeIndexReport> {
   const linux = ensureLinuxTree((line) => console.log(line));
   const fsFiles = trackedFiles(linux, 'fs');
   const sample = options.quick ? fsFiles.slice(0, 300) : fsFiles;
-  const list = writeList(sample);
-  const cFiles = sample.filter((file) => /\.[ch]$/.test(file));
-  const temporary = [list];
+  const corpus: Corpus = { linux, sample, list: writeList(sample) };
+  const temporary = [corpus.list];
+  const out = path.join(os.tmpdir(), `quarry-bench-pack-${process.pid}.xml`);
+  const parts = new Set(options.parts ?? CODE_INDEX_PARTS.filter((part) => part !== 'whole' || options.wholeTree));
+  const report: CodeIndexReport = {};
   try {
     console.log(`  corpus: Linux ${options.quick ? 'fs/ (first 300 files)' : 'fs/'} — ${sample.length} files`);
-
-    const index = child<IndexFigures>(['index', linux, list]);
-    const ctags = timed('ctags', ['--langmap=C:+.h', '-f', '/dev/null', '-L', '-'], linux, `${cFiles.join('\n')}\n`);
-    const cMegabytes = cFiles.reduce((sum, file) => sum + fs.statSync(path.join(linux, file)).size, 0) / 1e6;
-    console.log(`  symbol extraction, 1 process: ${index.symbolMBps.toFixed(2)} MB/s (${index.definitions.toLocaleString('en-US')} definitions, ${index.warnings} files without symbols)`);
-    console.log(`    peer: ctags on the ${cFiles.length} .c/.h files: ${(cMegabytes / ctags.seconds).toFixed(2)} MB/s (${ctags.seconds.toFixed(1)} s)`);
-    console.log(`  full BlobIndex (tokens + symbols + references + secrets): ${index.indexMBps.toFixed(2)} MB/s, peak RSS ${index.maxRssMB} MB with the corpus in memory`);
-    console.log(
-      `  stored index: ${Math.round(index.storedBytesPerMB).toLocaleString('en-US')} bytes per MB of source as compact JSON, ` +
-        `${Math.round(index.gzippedBytesPerMB).toLocaleString('en-US')} gzipped (encodeBlobIndex)`,
-    );
-
-    const gpt = child<TokenizeFigures>(['tokenize', linux, list, 'gpt-tokenizer']);
-    const jst = child<TokenizeFigures>(['tokenize', linux, list, 'js-tiktoken']);
-    const disagreements = gpt.perFile.filter((count, i) => count !== jst.perFile[i]).length;
-    console.log(`  tokenizer o200k_base: gpt-tokenizer ${gpt.MBps.toFixed(2)} MB/s (load ${Math.round(gpt.loadMs)} ms, RSS ${gpt.maxRssMB} MB)`);
-    console.log(`    peer: js-tiktoken ${jst.MBps.toFixed(2)} MB/s (load ${Math.round(jst.loadMs)} ms, RSS ${jst.maxRssMB} MB); per-file counts differ in ${disagreements} of ${gpt.perFile.length} files`);
-
-    const tokens = [compareTokens('Linux fs/', linux, sample, index.perFile)];
-    const ownFiles = execFileSync('git', ['-C', REPO_ROOT, 'ls-files'], { encoding: 'utf8' }).split('\n').filter((file) => file !== '' && fs.existsSync(path.join(REPO_ROOT, file)));
-    const ownList = writeList(ownFiles);
-    temporary.push(ownList);
-    const own = child<IndexFigures>(['index', REPO_ROOT, ownList]);
-    tokens.push(compareTokens('this repository', REPO_ROOT, ownFiles, own.perFile));
-
-    const out = path.join(os.tmpdir(), `quarry-bench-pack-${process.pid}.xml`);
-    const quarryPack = child<PackFigures>(['pack', linux, list, out]);
-    const quarryBytes = fs.statSync(out).size;
-    fs.rmSync(out, { force: true });
-    const repomixPack = timed(process.execPath, [REPOMIX, '--stdin', '--style', 'xml', '-o', out, '--quiet'], linux, `${sample.join('\n')}\n`);
-    const repomixBytes = fs.existsSync(out) ? fs.statSync(out).size : 0;
-    fs.rmSync(out, { force: true });
-    console.log(
-      `  pack fs/ as XML, 1 process: Quarry ${quarryPack.seconds.toFixed(1)} s, peak RSS ${quarryPack.maxRssMB} MB, ${quarryPack.files} files, ${(quarryBytes / 1e6).toFixed(1)} MB, ${quarryPack.redactions} redactions`,
-    );
-    console.log(
-      `    peer: Repomix CLI ${repomixPack.seconds.toFixed(1)} s, peak RSS ${repomixPack.maxRssMB ?? '?'} MB, ${(repomixBytes / 1e6).toFixed(1)} MB ` +
-        `(ratio ${(quarryPack.seconds / repomixPack.seconds).toFixed(2)}×)`,
-    );
-
-    let whole: PackFigures | undefined;
-    if (options.wholeTree && !options.quick) {
-      const all = trackedFiles(linux, '.');
-      const allList = writeList(all);
-      whole = child<PackFigures>(['pack', linux, allList, out]);
-      const bytes = fs.statSync(out).size;
-      fs.rmSync(out, { force: true });
-      fs.rmSync(allList, { force: true });
-      console.log(`  pack the whole Linux tree (${all.length} files) streamed to a file: ${whole.seconds.toFixed(0)} s, ${(bytes / 1e9).toFixed(2)} GB, peak RSS ${whole.maxRssMB} MB`);
+    let fsTokens: Record<string, number> | undefined;
+    if (parts.has('index')) {
+      const measured = measureIndex(corpus);
+      fsTokens = measured.perFile;
+      Object.assign(report, { index: measured.index, ctags: measured.ctags, tokenizer: measured.tokenizer });
     }
-    return {
-      index: { ...index, perFile: undefined },
-      ctags: { seconds: ctags.seconds, MBps: cMegabytes / ctags.seconds },
-      tokenizer: { gpt: { ...gpt, perFile: undefined }, jsTiktoken: { ...jst, perFile: undefined }, disagreements },
-      tokens,
-      pack: { quarry: quarryPack, repomix: { seconds: repomixPack.seconds, maxRssMB: repomixPack.maxRssMB, bytes: repomixBytes } },
-      whole,
-    };
+    if (parts.has('tokens')) report.tokens = measureTokens(corpus, fsTokens, temporary);
+    if (parts.has('pack')) report.pack = measurePack(corpus, out);
+    if (parts.has('whole') && !options.quick) report.whole = measureWholeTree(linux, out, temporary);
+    return report;
   } finally {
     for (const file of temporary) fs.rmSync(file, { force: true });
+    fs.rmSync(out, { force: true });
   }
 }

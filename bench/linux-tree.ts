@@ -43,9 +43,10 @@ export function ensureLinuxTree(log: (line: string) => void = console.log): stri
   }
 }
 
-/** Tracked files under a directory of the tree (root-relative), as git lists them. */
+/** Tracked regular files under a directory of the tree (root-relative): no symlinks, no submodules. */
 export function trackedFiles(root: string, under: string): string[] {
-  return execFileSync('git', ['-C', root, 'ls-files', '-z', '--', under], { encoding: 'utf8', maxBuffer: 1 << 28 })
+  return execFileSync('git', ['-C', root, 'ls-files', '-s', '-z', '--', under], { encoding: 'utf8', maxBuffer: 1 << 28 })
     .split('\0')
-    .filter((file) => file !== '');
+    .filter((entry) => entry.startsWith('100'))
+    .map((entry) => entry.slice(entry.indexOf('\t') + 1));
 }

@@ -12,7 +12,7 @@
  *   (i) code index on Linux fs/: symbols vs ctags, tokenizers, token totals and pack vs Repomix (bench/code-index.bench.ts)
  *
  * Options: --only a,b,p,c,d,f,g,e,m,i (p = Postgres round-trip profile; default: all); --whole-linux
- * to also pack the whole Linux tree in (i); --quick for a
+ * to also pack the whole Linux tree in (i), --i-parts index,tokens,pack,whole to run only some of (i); --quick for a
  * short smoke run; --pin to pin each scan worker of (c) to its own CPU (taskset). Everything runs on 127.0.0.1; the whole run is
  * bounded by a watchdog, and child processes and queue keys are removed at the end.
  */
@@ -168,22 +168,27 @@ async function main(argv: string[]): Promise<number> {
     console.log('\n(i) code index on Linux fs/: symbols vs ctags, tokenizers, tokens and pack vs Repomix (bench/code-index.bench.ts)');
     console.log(`  ${describeQuiet(await waitForQuiet())}`);
     const { runCodeIndexBench } = await import('./code-index.bench');
-    const codeIndex = await runCodeIndexBench({ quick, wholeTree: argv.includes('--whole-linux') });
+    const partsIndex = argv.indexOf('--i-parts');
+    const parts = partsIndex === -1 ? undefined : ((argv[partsIndex + 1] ?? '').split(',') as NonNullable<Parameters<typeof runCodeIndexBench>[0]>['parts']);
+    const codeIndex = await runCodeIndexBench({ quick, wholeTree: argv.includes('--whole-linux'), parts });
     results.codeIndex = codeIndex;
     targets.push(
-      ...codeIndex.tokens.map((row) => ({
+      ...(codeIndex.tokens ?? []).map((row) => ({
         figure: `(i) token total vs Repomix, ${row.label}`,
         target: 'within 0.5%',
         measured: `${(row.difference * 100).toFixed(3)}% (${row.quarry.toLocaleString('en-US')} vs ${row.repomix.toLocaleString('en-US')})`,
         met: Math.abs(row.difference) <= 0.005,
       })),
-      {
-        figure: '(i) pack fs/ XML, 1 process / Repomix',
-        target: '— (≤ 0.5× with 2 workers: distributed scan)',
-        measured: `${(codeIndex.pack.quarry.seconds / codeIndex.pack.repomix.seconds).toFixed(2)}x (${codeIndex.pack.quarry.seconds.toFixed(1)} s vs ${codeIndex.pack.repomix.seconds.toFixed(1)} s)`,
-        met: true,
-      },
     );
+    const pack = codeIndex.pack;
+    if (pack !== undefined) {
+      targets.push({
+        figure: '(i) pack fs/ XML, tokens and secrets known, 1 process / Repomix',
+        target: '≤ 0.5x (issue: 2 workers)',
+        measured: `${(pack.indexed.seconds / pack.repomix.seconds).toFixed(2)}x (${pack.indexed.seconds.toFixed(1)} s vs ${pack.repomix.seconds.toFixed(1)} s; cold ${pack.quarry.seconds.toFixed(1)} s)`,
+        met: pack.indexed.seconds <= 0.5 * pack.repomix.seconds,
+      });
+    }
     if (codeIndex.whole !== undefined) {
       targets.push({ figure: '(i) whole Linux tree packed, streamed: peak RSS', target: '< 500 MB', measured: `${codeIndex.whole.maxRssMB} MB (${codeIndex.whole.seconds.toFixed(0)} s)`, met: codeIndex.whole.maxRssMB < 500 });
     }
