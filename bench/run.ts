@@ -37,10 +37,12 @@ async function main(argv: string[]): Promise<number> {
   const onlyIndex = argv.indexOf('--only');
   const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 'i'] : (argv[onlyIndex + 1] ?? '').split(','));
   const started = Date.now();
+  // Packing the whole kernel cold (--whole-linux) takes many minutes on its own.
+  const watchdogMs = argv.includes('--whole-linux') || /whole/.test(argv[argv.indexOf('--i-parts') + 1] ?? '') ? 3 * WATCHDOG_MS : WATCHDOG_MS;
   const watchdog = setTimeout(() => {
-    console.error(`\nbench: watchdog — still running after ${WATCHDOG_MS / 60_000} min, giving up (children are killed on exit)`);
+    console.error(`\nbench: watchdog — still running after ${watchdogMs / 60_000} min, giving up (children are killed on exit)`);
     process.exit(3);
-  }, WATCHDOG_MS);
+  }, watchdogMs);
   watchdog.unref();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
