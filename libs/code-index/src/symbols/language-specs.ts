@@ -339,5 +339,8 @@ export function languageSpecFor(language: string | undefined, path: string): Lan
 /** The languages that get symbols. */
 export const SYMBOL_LANGUAGES: readonly string[] = [...SPECS.keys()];
 
+/** Every spec, one per grammar (TSX included): what an extractor loads. */
+export const LANGUAGE_SPECS: readonly LanguageSpec[] = [...new Set([...SPECS.values(), TSX])];
+
 /** Kinds that make a function inside them a method. */
 export const METHOD_CONTAINERS: ReadonlySet<string> = new Set(['class', 'struct', 'interface', 'trait', 'impl', 'enum', 'union']);

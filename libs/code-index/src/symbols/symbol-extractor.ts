@@ -1,6 +1,6 @@
 import { Language, Node, Parser, Tree, TreeCursor } from 'web-tree-sitter';
 import { GrammarName, loadGrammar } from './grammars';
-import { DefinitionRule, LanguageSpec, METHOD_CONTAINERS, SYMBOL_LANGUAGES, languageSpecFor } from './language-specs';
+import { DefinitionRule, LANGUAGE_SPECS, LanguageSpec, METHOD_CONTAINERS, languageSpecFor } from './language-specs';
 import type { Definition, IndexWarning, SymbolKind } from './symbol-types';
 
 /** Files larger than this get no symbols (a warning says so): generated tables, not code to navigate. */
@@ -69,11 +69,7 @@ export class SymbolExtractor {
 
   static async create(options: SymbolExtractorOptions = {}): Promise<SymbolExtractor> {
     const extractor = new SymbolExtractor(options);
-    const specs = new Map<GrammarName, LanguageSpec>();
-    for (const language of SYMBOL_LANGUAGES) {
-      for (const spec of [languageSpecFor(language, 'x'), languageSpecFor(language, 'x.tsx')]) if (spec !== undefined) specs.set(spec.grammar, spec);
-    }
-    await Promise.all([...specs.values()].map(async (spec) => extractor.grammars.set(spec.grammar, prepare(spec, await loadGrammar(spec.grammar)))));
+    await Promise.all(LANGUAGE_SPECS.map(async (spec) => extractor.grammars.set(spec.grammar, prepare(spec, await loadGrammar(spec.grammar)))));
     return extractor;
   }
 
