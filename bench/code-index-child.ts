@@ -105,6 +105,7 @@ async function pack(root: string, list: string[], out: string, indexed: boolean)
     const handle = fs.openSync(path.join(root, file.path), 'r');
     const head = Buffer.alloc(8000);
     const read = fs.readSync(handle, head, 0, head.length, 0);
+    file.bytes = fs.fstatSync(handle).size;
     fs.closeSync(handle);
     file.binary = head.subarray(0, read).includes(0);
   }

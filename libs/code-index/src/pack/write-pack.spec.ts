@@ -231,6 +231,27 @@ describe('writePack', () => {
     expect(chunks.reduce((a, b) => a + b, 0)).toBe(result.bytes);
   });
 
+  it('bounds the read-ahead window by bytes too: big files are read one at a time', async () => {
+    const repository = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`big/${String(i).padStart(2, '0')}.txt`, 'x'.repeat(1000)]));
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const files = packFiles(repository).map((file) => ({
+      ...file,
+      bytes: 1000,
+      read: async () => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        await new Promise((resolve) => setImmediate(resolve));
+        inFlight--;
+        return repository[file.path];
+      },
+    }));
+    const result = await writePack(files, new StringSink(), { readAhead: 8, readAheadBytes: 2500 });
+    expect(result.files).toBe(12);
+    expect(maxInFlight).toBe(2);
+    const single = await writePack(files, new StringSink(), { readAheadBytes: 10 });
+    expect(single.files).toBe(12); // a file larger than the window is still read, alone
+  });
+
   it('stops between files when cancelled', async () => {
     const controller = new AbortController();
     const files = packFiles().map((file) => ({ ...file, read: async () => (controller.abort(), 'x') }));

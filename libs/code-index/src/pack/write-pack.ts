@@ -16,6 +16,8 @@ export interface PackFile {
   tokens?: number;
   encoding?: TokenEncoding;
   binary?: boolean;
+  /** Size of the blob, when known (the index has it): bounds how much is read ahead. */
+  bytes?: number;
   /**
    * Credentials found when the blob was indexed (offsets into the text `read` returns). Undefined
    * means not known: the text is searched for them as it is packed.
@@ -39,6 +41,11 @@ export interface PackOptions {
   symbols?: SymbolExtractor;
   /** Files read ahead of the one being written (reads may be slow: a git object store, a network). */
   readAhead?: number;
+  /**
+   * …and at most this many bytes of them (by `PackFile.bytes`), so a run of 20 MB generated headers
+   * is not held eight at a time. One file is always read, whatever its size.
+   */
+  readAheadBytes?: number;
   /** Stop between files when this is aborted. */
   signal?: AbortSignal;
 }
@@ -59,6 +66,7 @@ export interface PackResult {
 /** A budget larger than any model's context by far: refused as a mistake. */
 export const MAX_PACK_TOKENS = 1_000_000_000;
 const DEFAULT_READ_AHEAD = 8;
+const DEFAULT_READ_AHEAD_BYTES = 8 * 1024 * 1024;
 
 /**
  * Writes a repository (or the files the globs select) as one LLM-ready document to a sink, file
@@ -183,13 +191,19 @@ function prepareText(file: PackFile, original: string, layout: PackLayout, optio
   return { text: carried, tokens: unchanged && canReuseCount(file, options, encoding) ? file.tokens : undefined, redactions, compressed };
 }
 
-/** Runs `work` on up to `readAhead` files at once and yields the results in order. */
+/**
+ * Runs `work` on up to `readAhead` files (and `readAheadBytes` of them) at once and yields the
+ * results in order: reads overlap with writing, and memory stays bounded by the window.
+ */
 async function* readAhead<T>(files: readonly PackFile[], options: PackOptions, work: (file: PackFile) => Promise<T>): AsyncGenerator<{ file: PackFile; prepared: T }> {
   const depth = Math.max(1, options.readAhead ?? DEFAULT_READ_AHEAD);
+  const maxBytes = options.readAheadBytes ?? DEFAULT_READ_AHEAD_BYTES;
   const pending: Promise<T>[] = [];
+  let pendingBytes = 0;
   let next = 0;
   const fill = () => {
-    while (pending.length < depth && next < files.length) {
+    while (next < files.length && pending.length < depth && (pending.length === 0 || pendingBytes + (files[next].bytes ?? 0) <= maxBytes)) {
+      pendingBytes += files[next].bytes ?? 0;
       const promise = work(files[next++]);
       promise.catch(() => undefined); // observed when its turn comes; never an unhandled rejection
       pending.push(promise);
@@ -199,6 +213,7 @@ async function* readAhead<T>(files: readonly PackFile[], options: PackOptions, w
     if (options.signal?.aborted) throw new QuarryError('job_cancelled', 'The pack was cancelled.', { permanent: true });
     fill();
     const prepared = await pending.shift()!;
+    pendingBytes -= files[index].bytes ?? 0;
     yield { file: files[index], prepared };
   }
 }
