@@ -291,6 +291,16 @@ describe('the quarry CLI', () => {
       }
     });
 
+    it.each([
+      ['an empty query', ''],
+      ['a 10 kB query', 'where is fetchUser defined? '.repeat(380)],
+    ])('exits 2 with a typed input_invalid for %s', async (_name, query) => {
+      const run = await quarry(['ask', '--root', root, query]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('input_invalid');
+      expect(run.stdout).toBe('');
+    });
+
     it('exits 2 with a typed error for a root that does not exist', async () => {
       const run = await quarry(['ask', '--root', '/no/such/dir', 'list files']);
       expect(run.code).toBe(2);

@@ -10,7 +10,7 @@ import { makeTree } from '../support/trees';
  * fallback, and the tools run on a real workspace — fetch_url as a child fetch job.
  */
 
-const SLOTS = ['directory', 'recursive', 'pattern', 'path', 'start_line', 'end_line', 'query', 'max_results', 'glob', 'url'];
+const SLOTS = ['directory', 'recursive', 'pattern', 'hidden', 'max_results', 'path', 'start_line', 'end_line', 'query', 'glob', 'url'];
 const step = (name: string, args: Record<string, unknown>, confidence = 0.9) => ({ name, args: { ...Object.fromEntries(SLOTS.map((slot) => [slot, null])), ...args }, confidence });
 const plan = (...tools: ReturnType<typeof step>[]) => ({ needs_tools: tools.length > 0, rationale: 'scripted', tools });
 
@@ -121,6 +121,8 @@ describe('the interpret job', () => {
 
   it.each([
     ['an empty query', { query: '' }, 400, 'input_invalid'],
+    ['a blank query', { query: '  \n ' }, 400, 'input_invalid'],
+    ['a 10 kB query', { query: 'where is fetchUser defined? '.repeat(380) }, 400, 'input_invalid'],
     ['an unknown ai mode', { query: 'list src', ai: 'sometimes' }, 400, 'input_invalid'],
     ['a root outside the allowed roots', { query: 'list', root: '/etc' }, 403, 'path_outside_root'],
   ])('refuses %s with a typed 4xx', async (_name, input, status, kind) => {

@@ -99,9 +99,15 @@ export const fetchResultSchema = z.object({
   redirects: z.array(z.string()),
 });
 
+/** The longest query the interpret job takes, in characters: a question, not a document. */
+export const MAX_QUERY_LENGTH = 4_000;
+
 export const interpretInputSchema = z.object({
   root,
-  query: z.string().min(1).max(4000),
+  query: z
+    .string()
+    .max(MAX_QUERY_LENGTH)
+    .refine((value) => value.trim().length > 0, { message: 'the query is empty' }),
   context: z
     .object({ cwd: z.string().optional(), activeFile: z.string().optional(), lastFile: z.string().optional(), lastDir: z.string().optional() })
     .optional(),

@@ -24,7 +24,11 @@ export interface References {
 
 const DIR = '(?:directory|folder|dir)';
 const PATTERNS: ReadonlyArray<{ pattern: RegExp; kind: Reference['kind']; slot: ContextSlot }> = [
-  { pattern: new RegExp(`\\b(?:the\\s+)?(?:file\\s+above|previous\\s+file|last\\s+file|same\\s+file|earlier\\s+file|that\\s+file)\\b`, 'i'), kind: 'file', slot: 'lastFile' },
+  {
+    pattern: /\b(?:the\s+)?(?:file\s+above|previous\s+file|last\s+file|same\s+file|earlier\s+file|that\s+file|file\s+(?:i|we)\s+(?:was\s+|were\s+)?(?:just\s+)?(?:looking\s+at|viewing|reading|opened|saw))\b/i,
+    kind: 'file',
+    slot: 'lastFile',
+  },
   { pattern: /\b(?:this\s+file|(?:the\s+)?current(?:ly\s+open)?\s+file|(?:the\s+)?active\s+file|(?:the\s+)?open\s+file|the\s+file\s+i'?m\s+(?:in|editing|on))\b/i, kind: 'file', slot: 'activeFile' },
   { pattern: new RegExp(`\\b(?:that\\s+${DIR}|(?:the\\s+)?(?:previous|last|same|earlier)\\s+${DIR}|the\\s+${DIR}\\s+above)\\b`, 'i'), kind: 'directory', slot: 'lastDir' },
   {

@@ -3,6 +3,7 @@
  * (AI first, rule fallback) → the tools run through a host the caller provides.
  */
 export { interpretQuery, planByRules, prepareContext, type InterpretOptions } from './interpret';
+export { checkQuery } from './query-input';
 export { planWithAi, plannerClient, systemPrompt, DEFAULT_AI_TIMEOUT_MS, type AiPlanRequest } from './ai-planner';
 export { planWithRules, cleanQuery, INTENT_RULES, type IntentRule, type RuleInput, type RuleOutcome, type RulePlanOptions } from './rules';
 export { normalizePlan, CLARIFY_BELOW, type NormalizeOptions, type NormalizedPlan, type ArgumentIssue } from './normalize';

@@ -8,7 +8,7 @@ import { interpretQuery, type InterpretOptions } from './interpret';
 import type { ToolHost } from './executor';
 import { defaultToolRegistry } from './tools';
 
-const SLOTS = ['directory', 'recursive', 'pattern', 'path', 'start_line', 'end_line', 'query', 'max_results', 'glob', 'url'];
+const SLOTS = ['directory', 'recursive', 'pattern', 'hidden', 'max_results', 'path', 'start_line', 'end_line', 'query', 'glob', 'url'];
 /** A model answer in the strict shape: every argument slot present, unused ones null. */
 function aiStep(name: string, args: Record<string, unknown>, confidence = 0.9) {
   return { name, args: { ...Object.fromEntries(SLOTS.map((slot) => [slot, null])), ...args }, confidence };
@@ -164,6 +164,18 @@ describe('interpretQuery', () => {
     const failure = await ask('ls src', { ai: 'only' }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(QuarryError);
     expect(failure).toMatchObject({ kind: 'llm_unavailable', message: expect.stringContaining('llm_invalid_output') });
+  });
+
+  it.each([
+    ['an empty query', ''],
+    ['a blank query', ' \n\t '],
+    ['a 10 kB query', 'where is fetchUser defined? '.repeat(380)],
+  ])('refuses %s with a typed input_invalid before planning or running anything', async (_name, query) => {
+    const refused = interpretQuery({ query, root, llm, ai: 'auto', host });
+    await expect(refused).rejects.toBeInstanceOf(QuarryError);
+    await expect(refused).rejects.toMatchObject({ kind: 'input_invalid', permanent: true, suggestion: expect.any(String) });
+    expect(server.requests).toHaveLength(0);
+    expect(calls).toEqual([]);
   });
 
   it('answers a how-to question without tools', async () => {

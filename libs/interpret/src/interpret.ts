@@ -6,6 +6,7 @@ import { executePlan, type ExecuteProgress, type ToolHost } from './executor';
 import { normalizePlan, type NormalizedPlan, type NormalizeOptions } from './normalize';
 import { toRelative } from './path-resolution';
 import type { InterpretResult, PlanStep, QueryContext } from './plan';
+import { checkQuery } from './query-input';
 import { planWithRules } from './rules';
 import { defaultToolRegistry, type ToolRegistry } from './tools';
 import { workspaceViewOf, type WorkspaceView } from './workspace-view';
@@ -34,6 +35,7 @@ export interface InterpretOptions {
 
 /** A query → a validated plan (AI first, rules as the fallback) → its results. */
 export async function interpretQuery(options: InterpretOptions): Promise<InterpretResult> {
+  checkQuery(options.query);
   const registry = options.registry ?? defaultToolRegistry();
   const ai = options.ai ?? 'auto';
   options.signal?.throwIfAborted();

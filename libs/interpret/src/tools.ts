@@ -35,21 +35,23 @@ const NAME = /^[a-z][a-z0-9_]{0,63}$/;
 const relativePath = z.string().min(1).max(4096);
 const glob = z.string().min(1).max(1_000);
 const line = z.number().int().min(1);
+const maxResults = z.number().int().min(1);
 
 export const READ_ONLY_TOOLS: readonly ToolSpec[] = [
   {
     name: 'list_files',
     description:
-      'List what is in one directory (names, sizes, modification times). Set recursive only when the user asks for everything under it, the whole tree, the project structure or "recursively". pattern filters names by extension or glob, e.g. "*.ts".',
-    args: z.object({ directory: relativePath, recursive: z.boolean().optional(), pattern: glob.optional() }),
-    roles: { directory: 'directory', recursive: 'flag', pattern: 'glob' },
+      'List what is in one directory (names, sizes, modification times): also the tool for "how big is" / "when was … modified" about a file (its directory, pattern = its name). Set recursive only when the user asks for everything under it, the whole tree, the project structure or "recursively". pattern filters names by extension or glob, e.g. "*.ts". Hidden (dot) entries are left out unless hidden is true ("ls -a", "including hidden files"); for only the hidden ones add pattern ".*". max_results caps the entries ("first 10 files").',
+    args: z.object({ directory: relativePath, recursive: z.boolean().optional(), pattern: glob.optional(), hidden: z.boolean().optional(), max_results: maxResults.optional() }),
+    roles: { directory: 'directory', recursive: 'flag', pattern: 'glob', hidden: 'flag', max_results: 'number' },
     mutates: false,
   },
   {
     name: 'find_files',
-    description: 'Find files by name or glob anywhere below a directory (always recursive): "find", "locate", "where is <file name>".',
-    args: z.object({ pattern: glob, directory: relativePath.optional() }),
-    roles: { pattern: 'glob', directory: 'directory' },
+    description:
+      'Find files by name or glob anywhere below a directory (always recursive): "find", "locate", "where is <file name>", "files with X in the name" (*X*), "files ending in .lock" (*.lock). Hidden (dot) files are left out unless hidden is true or the pattern starts with a dot. max_results caps the paths returned.',
+    args: z.object({ pattern: glob, directory: relativePath.optional(), hidden: z.boolean().optional(), max_results: maxResults.optional() }),
+    roles: { pattern: 'glob', directory: 'directory', hidden: 'flag', max_results: 'number' },
     mutates: false,
   },
   {
@@ -62,17 +64,17 @@ export const READ_ONLY_TOOLS: readonly ToolSpec[] = [
   {
     name: 'search',
     description:
-      'Plain-text search across files, for words, identifiers or phrases, even with "." or "()" in them: "where is X defined/used", "which files mention X".',
-    args: z.object({ query: z.string().min(1).max(1_000), directory: relativePath.optional(), max_results: z.number().int().min(1).optional() }),
+      'Plain-text search across files, for words, identifiers or phrases, even with "." or "()" in them: "where is X defined/used", "which files mention/contain X", "are there any X", "how many times does X appear". max_results caps the matches ("first 5").',
+    args: z.object({ query: z.string().min(1).max(1_000), directory: relativePath.optional(), max_results: maxResults.optional() }),
     roles: { query: 'text', directory: 'directory', max_results: 'number' },
     mutates: false,
   },
   {
     name: 'grep',
     description:
-      'Regular-expression search (RE2 syntax). Use it when the user says grep or regex, gives a regular expression or an anchor (^, $), or restricts the search to a file type (glob such as "*.ts").',
-    args: z.object({ pattern: glob, directory: relativePath.optional(), glob: glob.optional() }),
-    roles: { pattern: 'text', directory: 'directory', glob: 'glob' },
+      'Regular-expression search (RE2 syntax). Use it when the user says grep or regex, gives a regular expression or an anchor (^, $, "lines starting with"), or restricts the search to a file type (glob such as "*.ts"). max_results caps the matches.',
+    args: z.object({ pattern: glob, directory: relativePath.optional(), glob: glob.optional(), max_results: maxResults.optional() }),
+    roles: { pattern: 'text', directory: 'directory', glob: 'glob', max_results: 'number' },
     mutates: false,
   },
   {

@@ -41,9 +41,18 @@ export function workspaceTools(options: WorkspaceToolsOptions): ToolHost {
   });
 
   return {
+    // Hidden entries only when asked (hidden: true, or a pattern that starts with a dot), as ls and fd do.
     list_files: (args, { signal }) =>
-      listDirectory(root, str(args.directory) ?? '.', { recursive: args.recursive === true, pattern: str(args.pattern), allowSecrets: options.allowSecrets, signal }),
-    find_files: (args, { signal }) => findFiles(root, { pattern: str(args.pattern) ?? '*', directory: dir(args.directory), allowSecrets: options.allowSecrets, signal }),
+      listDirectory(root, str(args.directory) ?? '.', {
+        recursive: args.recursive === true,
+        pattern: str(args.pattern),
+        hidden: args.hidden === true,
+        maxEntries: num(args.max_results),
+        allowSecrets: options.allowSecrets,
+        signal,
+      }),
+    find_files: (args, { signal }) =>
+      findFiles(root, { pattern: str(args.pattern) ?? '*', directory: dir(args.directory), hidden: args.hidden === true, maxResults: num(args.max_results), allowSecrets: options.allowSecrets, signal }),
     read_file: async (args) => {
       const start = num(args.start_line);
       const end = num(args.end_line);
@@ -58,7 +67,9 @@ export function workspaceTools(options: WorkspaceToolsOptions): ToolHost {
     search: async (args, { signal }) =>
       searchOutput(await searchWorkspace({ root, mode: 'literal', pattern: str(args.query) ?? '', directory: dir(args.directory), maxMatches: num(args.max_results), timeoutMs: options.searchTimeoutMs, signal })),
     grep: async (args, { signal }) =>
-      searchOutput(await searchWorkspace({ root, mode: 'regex', pattern: str(args.pattern) ?? '', directory: dir(args.directory), glob: str(args.glob), timeoutMs: options.searchTimeoutMs, signal })),
+      searchOutput(
+        await searchWorkspace({ root, mode: 'regex', pattern: str(args.pattern) ?? '', directory: dir(args.directory), glob: str(args.glob), maxMatches: num(args.max_results), timeoutMs: options.searchTimeoutMs, signal }),
+      ),
     detect_stack: async (args, { signal }) => {
       const target = await resolveInsideRoot(root, str(args.directory) ?? '.', { allowSecrets: options.allowSecrets });
       if (target.type !== 'directory') {

@@ -222,7 +222,7 @@ describe('LlmClient.complete', () => {
     setTimeout(() => controller.abort(reason), 50);
     const started = Date.now();
     await expect(client({ timeoutMs: 5_000 }).complete({ ...ask, signal: controller.signal })).rejects.toBe(reason);
-    expect(Date.now() - started).toBeLessThan(400);
+    expect(Date.now() - started).toBeLessThan(1_500);
   });
 
   it('rejects promptly when aborted during a retry wait, and at once when already aborted', async () => {
@@ -231,7 +231,7 @@ describe('LlmClient.complete', () => {
     setTimeout(() => controller.abort('stop'), 50);
     const started = Date.now();
     await expect(client({ timeoutMs: 5_000 }).complete({ ...ask, signal: controller.signal })).rejects.toBe('stop');
-    expect(Date.now() - started).toBeLessThan(400);
+    expect(Date.now() - started).toBeLessThan(1_500);
     expect(server.requests).toHaveLength(1);
 
     await expect(client().complete({ ...ask, signal: AbortSignal.abort('before') })).rejects.toBe('before');

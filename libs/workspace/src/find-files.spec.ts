@@ -68,6 +68,13 @@ describe('findFiles', () => {
     ]);
   });
 
+  it('leaves hidden files out when hidden is false, unless the pattern starts with a dot', async () => {
+    expect((await findFiles(root, { pattern: '.gitignore' })).matches).toEqual(['.gitignore']);
+    expect((await findFiles(root, { pattern: '*', hidden: false })).matches).not.toContain('.gitignore');
+    expect((await findFiles(root, { pattern: '*' })).matches).toContain('.gitignore');
+    expect((await findFiles(root, { pattern: '.*', hidden: false })).matches).toEqual(['.gitignore']);
+  });
+
   it('skips gitignored files', async () => {
     expect((await findFiles(root, { pattern: 'auth.ts' })).matches).toEqual(['packages/api/src/auth.ts']);
   });

@@ -1,13 +1,15 @@
 import { QuarryError } from '@quarry/contracts';
 import { walkFiles } from './file-walker';
 import { compileGlob, isGlob, type PathMatcher } from './glob';
-import { compareNames, resolveDirectory } from './list-directory';
+import { compareNames, isHiddenPath, resolveDirectory } from './list-directory';
 
 export interface FindOptions {
   /** A glob (`*.ts`, `**\/auth*.ts`, `src/{a,b}.ts`) or a plain name (`config.json`) or path tail (`api/index.ts`). */
   pattern: string;
   /** Where to look, root-relative; the whole workspace by default. Always recursive. */
   directory?: string;
+  /** Hidden files (a dot name or inside a dot directory) are found unless this is false; a pattern starting with a dot finds them either way. Default true. */
+  hidden?: boolean;
   /** Paths returned; the rest are counted in `total`. Default 100. */
   maxResults?: number;
   allowSecrets?: boolean;
@@ -42,7 +44,8 @@ export async function findFiles(root: string, options: FindOptions): Promise<Fou
   // Compiled before the walk, so that a malformed glob fails at once.
   const exact = exactMatcher(pattern);
   const directory = await resolveDirectory(root, options.directory ?? '', options.allowSecrets);
-  const { files } = await walkFiles(directory.absolute, { signal: options.signal });
+  const walked = (await walkFiles(directory.absolute, { signal: options.signal })).files;
+  const files = options.hidden === false && !pattern.startsWith('.') ? walked.filter((file) => !isHiddenPath(file)) : walked;
 
   let caseInsensitive = false;
   let matched = files.filter(exact);

@@ -86,6 +86,17 @@ describe('listDirectory', () => {
     expect(paths(await listDirectory(root, 'src', { recursive: true, pattern: '*.ts' }))).toEqual(['src/api/client.ts', 'src/index.ts']);
   });
 
+  it('leaves hidden entries out when hidden is false, unless the pattern names dot files', async () => {
+    const all = paths(await listDirectory(root, '.'));
+    expect(all).toEqual(expect.arrayContaining(['.gitignore']));
+    const visible = paths(await listDirectory(root, '.', { hidden: false }));
+    expect(visible).not.toContain('.gitignore');
+    expect(visible).toEqual(all.filter((entry) => !entry.startsWith('.')));
+    expect(paths(await listDirectory(root, 'many', { hidden: false }))).not.toContain('many/.keep');
+    expect(paths(await listDirectory(root, '.', { hidden: false, recursive: true })).filter((entry) => entry.includes('/.'))).toEqual([]);
+    expect(paths(await listDirectory(root, '.', { hidden: false, pattern: '.*', recursive: true }))).toEqual(['many/.keep', 'src/.gitignore', '.gitignore']);
+  });
+
   it('lists names with spaces and Unicode', async () => {
     expect(paths(await listDirectory(root, 'docs'))).toEqual(['docs/my notes.md', 'docs/日本語.md']);
   });

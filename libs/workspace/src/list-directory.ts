@@ -13,6 +13,12 @@ export interface ListOptions {
   maxDepth?: number;
   /** Glob on names (`*.ts`), or on paths below the directory when it has a `/`. */
   pattern?: string;
+  /**
+   * Hidden entries (a name starting with a dot, or anything inside such a directory) are listed
+   * unless this is false, as `ls` without `-a` does; a pattern that starts with a dot lists them
+   * either way. Default true.
+   */
+  hidden?: boolean;
   /** Listing a secret directory (`.ssh/`) by name is refused unless allowed, like reading one. */
   allowSecrets?: boolean;
   /** Stops the walk (it rejects with the signal's reason). */
@@ -58,9 +64,11 @@ export async function listDirectory(root: string, userPath: string, options: Lis
   const directory = await resolveDirectory(root, userPath, options.allowSecrets);
   const matches = options.pattern === undefined ? undefined : compileGlob(options.pattern);
   const { files } = await walkFiles(directory.absolute, { signal: options.signal });
+  const skipHidden = options.hidden === false && !options.pattern?.startsWith('.');
 
   const found = new Map<string, 'file' | 'directory'>();
   for (const file of files) {
+    if (skipHidden && isHiddenPath(file)) continue;
     let depth = 1;
     for (let slash = file.indexOf('/'); slash !== -1 && depth <= maxDepth; slash = file.indexOf('/', slash + 1), depth++) {
       const ancestor = file.slice(0, slash);
@@ -75,6 +83,11 @@ export async function listDirectory(root: string, userPath: string, options: Lis
     ordered.slice(0, maxEntries).map(({ relative, type }) => describeEntry(directory.absolute, relative, prefix + relative, type)),
   );
   return { path: directory.relative, entries, truncated: ordered.length > maxEntries, totalEntries: ordered.length };
+}
+
+/** Whether a relative path names or lies inside a dot entry (`.env`, `.github/ci.yml`, `a/.cache/x`). */
+export function isHiddenPath(relative: string): boolean {
+  return relative.startsWith('.') || relative.includes('/.');
 }
 
 /** resolveInsideRoot, requiring a directory: shared by listing and finding. */

@@ -80,6 +80,82 @@ describe('rule planner', () => {
     expect(first('what does https://Example.com/a_(b)?x=1 say?').args).toEqual({ url: 'https://Example.com/a_(b)?x=1' });
   });
 
+  describe('issue 17 classes (one case each here; the corpus in eval/ has the families)', () => {
+    // A workspace with directories named like English words.
+    const wide = new FileListView(['and/notes.md', 'for/loop.py', 'with/context.py', 'src/in/reader.ts', 'src/routes/users.ts', 'docs/a.md', 'README.md', '.nvmrc', 'yarn.lock', 'src/utils/logger.ts']);
+    const plan = (query: string, context = {}) => planWithRules(query, { view: wide, references: resolveReferences(query, context) }).tools[0];
+
+    it('reads plain questions that name a thing to look for as a search', () => {
+      expect(plan('are there any FIXME notes?')).toMatchObject({ name: 'search', args: { query: 'FIXME' } });
+      expect(plan('does anything import axios?')).toMatchObject({ name: 'search', args: { query: 'axios' } });
+      expect(plan('any TODOs left in src?')).toMatchObject({ name: 'search', args: { query: 'TODO', directory: 'src' } });
+      expect(plan('is lodash used anywhere')).toMatchObject({ name: 'search', args: { query: 'lodash' } });
+    });
+
+    it('answers counting, size and date questions with the tool whose output has the answer', () => {
+      expect(plan('how many lines is src/routes/users.ts')).toMatchObject({ name: 'read_file', args: { path: 'src/routes/users.ts' } });
+      expect(plan('how big is yarn.lock')).toMatchObject({ name: 'list_files', args: { directory: '.', pattern: 'yarn.lock' } });
+      expect(plan('when was docs/a.md last modified')).toMatchObject({ name: 'list_files', args: { directory: 'docs', pattern: 'a.md' } });
+      expect(plan('how many times does TODO appear')).toMatchObject({ name: 'search', args: { query: 'TODO' } });
+      expect(plan('how many python files are there')).toMatchObject({ name: 'find_files', args: { pattern: '*.py' } });
+    });
+
+    it('never lets a word of the sentence leak into an argument', () => {
+      expect(plan('search for TODO')).toEqual({ name: 'search', args: { query: 'TODO' }, confidence: 0.9 });
+      expect(plan('find files with test in the name')).toMatchObject({ args: { pattern: '*test*' } });
+      expect(plan('search for retry with backoff')).toMatchObject({ args: { query: 'retry with backoff' } });
+      expect(plan('who calls sendEmail')).toMatchObject({ args: { query: 'sendEmail' } });
+      expect(plan("where's the createPool call")).toMatchObject({ args: { query: 'createPool' } });
+      expect(plan('who uses the Logger class')).toMatchObject({ args: { query: 'Logger' } });
+    });
+
+    it('takes English-word directories only where a place is expected', () => {
+      expect(plan('list files in and')).toMatchObject({ name: 'list_files', args: { directory: 'and' } });
+      expect(plan("what's in the for folder?")).toMatchObject({ args: { directory: 'for' } });
+      expect(plan('grep yield in with')).toMatchObject({ name: 'grep', args: { pattern: 'yield', directory: 'with' } });
+      expect(plan('look for parse in src/in')).toMatchObject({ name: 'search', args: { query: 'parse', directory: 'src/in' } });
+      expect(plan('look for queue in the in directory')).toMatchObject({ args: { query: 'queue', directory: 'in' } });
+    });
+
+    it('carries filters into the arguments: hidden, extension, recursive, limit', () => {
+      expect(plan('list all files in src, hidden ones too')).toMatchObject({ args: { directory: 'src', hidden: true } });
+      expect(plan('show hidden files')).toMatchObject({ args: { directory: '.', hidden: true, pattern: '.*' } });
+      expect(plan('list the go files in for')).toMatchObject({ args: { directory: 'for', pattern: '*.go' } });
+      expect(plan('list src recursively')).toMatchObject({ args: { directory: 'src', recursive: true } });
+      expect(plan('list files in src, not recursively')).toEqual({ name: 'list_files', args: { directory: 'src' }, confidence: 0.9 });
+      expect(plan('show me the first 5 matches for TODO')).toMatchObject({ name: 'search', args: { query: 'TODO', max_results: 5 } });
+      expect(plan('find two json files')).toMatchObject({ name: 'find_files', args: { pattern: '*.json', max_results: 2 } });
+      expect(plan('grep -m 3 TODO src')).toMatchObject({ name: 'grep', args: { pattern: 'TODO', directory: 'src', max_results: 3 } });
+    });
+
+    it('reads requests that contain a regex as grep, slashed, quoted or bare', () => {
+      expect(plan(String.raw`find lines that match ^\s*import`)).toMatchObject({ name: 'grep', args: { pattern: String.raw`^\s*import` } });
+      expect(plan('look for TODO|FIXME|XXX')).toMatchObject({ name: 'grep', args: { pattern: 'TODO|FIXME|XXX' } });
+      expect(plan(String.raw`search /console\.(log|warn)/`)).toMatchObject({ name: 'grep', args: { pattern: String.raw`console\.(log|warn)` } });
+      expect(plan('search for lines starting with #!')).toMatchObject({ name: 'grep', args: { pattern: '^#!' } });
+      expect(plan('search for fetch( in javascript files')).toMatchObject({ name: 'grep', args: { pattern: String.raw`fetch\(`, glob: '*.js' } });
+    });
+
+    it('reads "which files contain …" as a content search, not a listing', () => {
+      expect(plan('which files contain the word deprecated')).toMatchObject({ name: 'search', args: { query: 'deprecated' } });
+      expect(plan('list the files containing TODO')).toMatchObject({ name: 'search', args: { query: 'TODO' } });
+      expect(plan('what files reference logger.ts')).toMatchObject({ name: 'search', args: { query: 'logger.ts' } });
+    });
+
+    it('reads name-based finds as find_files with a glob', () => {
+      expect(plan('files ending in .lock')).toMatchObject({ name: 'find_files', args: { pattern: '*.lock' } });
+      expect(plan("any files whose name contains 'user'?")).toMatchObject({ args: { pattern: '*user*' } });
+      expect(plan('list all files starting with README')).toMatchObject({ name: 'find_files', args: { pattern: 'README*' } });
+      expect(plan('is there a .nvmrc')).toMatchObject({ name: 'find_files', args: { pattern: '.nvmrc' } });
+      expect(plan('find files called parser')).toMatchObject({ args: { pattern: '*parser*' } });
+    });
+
+    it('resolves a file named without its extension when one file has that name', () => {
+      expect(plan('open up the readme')).toMatchObject({ name: 'read_file', args: { path: 'README.md' } });
+      expect(plan('read lines 5-6 of the logger')).toMatchObject({ args: { path: 'src/utils/logger.ts', start_line: 5, end_line: 6 } });
+    });
+  });
+
   it('never throws and always answers with at most one step, whatever the input', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 200 }), (query) => {

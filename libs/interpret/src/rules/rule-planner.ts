@@ -1,7 +1,8 @@
 import type { References } from '../deixis';
 import type { Plan } from '../plan';
 import type { WorkspaceView } from '../workspace-view';
-import { INTENT_RULES, type IntentRule } from './intents';
+import { parseFrame } from './frame';
+import { INTENT_RULES, type IntentRule, type RuleInput } from './intents';
 import { cleanQuery } from './text';
 
 export interface RulePlanOptions {
@@ -12,12 +13,13 @@ export interface RulePlanOptions {
 }
 
 /**
- * The deterministic planner: clean the query, try the pattern registry in order, first match
- * wins. No I/O and no allocation beyond the query's size, so it stays well under a millisecond.
+ * The deterministic planner: clean the query, read it as object × location × filters (frame.ts),
+ * try the intents in order, first match wins. No I/O, so it stays well under a millisecond.
  */
 export function planWithRules(query: string, options: RulePlanOptions = {}): Plan {
   const text = cleanQuery(query);
-  const input = { text, lower: text.toLowerCase(), references: options.references ?? {}, view: options.view };
+  const references = options.references ?? {};
+  const input: RuleInput = { text, lower: text.toLowerCase(), references, view: options.view, frame: parseFrame(text, references, options.view) };
   for (const rule of options.rules ?? INTENT_RULES) {
     const outcome = rule.match(input);
     if (outcome === undefined) continue;

@@ -1,5 +1,5 @@
 import type { PlanStep } from '../plan';
-import { fileTypeGlob, stripToken } from './extract';
+import { isGlob, TYPE_GLOBS } from './lexicon';
 
 /**
  * Shell-like queries: `ls -R src`, `cat README.md`, `head -n 20 f`, `grep -rn foo src`,
@@ -23,14 +23,23 @@ const step = (name: string, args: Record<string, unknown>): PlanStep => ({ name,
 
 const COMMANDS: Readonly<Record<string, ShellCommand>> = {
   ls: (words) => {
-    const flags = words.filter((word) => word.startsWith('-')).join('');
+    const flags = words.filter((word) => /^-[A-Za-z]+$/.test(word)).join('');
     const target = words.find((word) => !word.startsWith('-'));
-    const args: Record<string, unknown> = { directory: target ?? '.' };
+    // `ls src/*.ts`: the directory and a name pattern.
+    const slash = target && isGlob(target) ? target.lastIndexOf('/') : -1;
+    const args: Record<string, unknown> =
+      target && isGlob(target) ? { directory: slash > 0 ? target.slice(0, slash) : '.', pattern: target.slice(slash + 1) } : { directory: target ?? '.' };
     if (/R/.test(flags)) args.recursive = true;
-    return step('list_files', args);
+    // -a and -A show dot entries, which listings leave out otherwise.
+    if (/[aA]/.test(flags)) args.hidden = true;
+    return step('list_files', orderListArgs(args));
   },
   dir: (words) => COMMANDS.ls(words),
-  tree: (words) => step('list_files', { directory: words.find((word) => !word.startsWith('-')) ?? '.', recursive: true }),
+  tree: (words) => {
+    const operands = words.filter((word, index) => !word.startsWith('-') && !/^-[LPI]$/.test(words[index - 1] ?? ''));
+    return step('list_files', { directory: operands[0] ?? '.', recursive: true });
+  },
+  wc: (words) => readStep(words),
   cat: (words) => readStep(words),
   less: (words) => readStep(words),
   more: (words) => readStep(words),
@@ -72,6 +81,17 @@ const COMMANDS: Readonly<Record<string, ShellCommand>> = {
   wget: (words) => urlStep(words),
 };
 
+/** Arguments in the registry's order, so plans compare and print the same way. */
+function orderListArgs(args: Record<string, unknown>): Record<string, unknown> {
+  const ordered: Record<string, unknown> = {};
+  for (const key of ['directory', 'recursive', 'hidden', 'pattern']) if (args[key] !== undefined) ordered[key] = args[key];
+  return ordered;
+}
+
+function stripToken(token: string): string {
+  return token.replace(/^[("'`“]+/, '').replace(/[)"'`”,;:!?]+$/, '');
+}
+
 function readStep(words: string[]): PlanStep | undefined {
   const file = words.find((word) => !word.startsWith('-'));
   return file ? step('read_file', { path: file }) : undefined;
@@ -86,20 +106,25 @@ function urlStep(words: string[]): PlanStep | undefined {
 function grepStep(words: string[]): PlanStep | undefined {
   const operands: string[] = [];
   let glob: string | undefined;
+  let max: number | undefined;
   for (let i = 0; i < words.length; i++) {
     const word = words[i];
     const include = /^--include=(.+)$/.exec(word) ?? /^--glob=(.+)$/.exec(word);
+    const count = /^(?:-m|--max-count=?)(\d+)$/.exec(word);
     if (include) glob = include[1];
+    else if (count) max = Number(count[1]);
+    else if (word === '-m' || word === '--max-count') max = Number(words[++i]) || undefined;
     else if (word === '-g' || word === '--glob' || word === '--include') glob = words[++i];
-    else if (word === '-t' || word === '--type') glob = fileTypeGlob(`${words[++i]} files`);
+    else if (word === '-t' || word === '--type') glob = TYPE_GLOBS[(words[++i] ?? '').toLowerCase()];
     else if (word === '-e') operands.unshift(words[++i]);
     else if (!word.startsWith('-') || operands.length > 0) operands.push(word);
   }
   const [pattern, directory] = operands;
   if (!pattern) return undefined;
   const args: Record<string, unknown> = { pattern };
-  if (directory && directory !== '.') args.directory = stripToken(directory);
+  if (directory && directory !== '.') args.directory = stripToken(directory).replace(/(?<=.)\/+$/, '');
   if (glob) args.glob = glob;
+  if (max !== undefined) args.max_results = max;
   return step('grep', args);
 }
 

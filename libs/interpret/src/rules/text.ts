@@ -10,7 +10,8 @@ const FILLER_PREFIXES: readonly RegExp[] = [
   /^(?:i\s+(?:want|need|would\s+like|'d\s+like|wanna)(?:\s+you)?\s+to|i\s+wanna|help\s+me|go\s+ahead\s+and|just|quickly)\s+/i,
   /^(?:tell\s+me|do\s+you\s+know)\s+(?=(?:what|which|where|how|who)\b)/i,
 ];
-const FILLER_SUFFIXES: readonly RegExp[] = [/[\s?.!]+$/, /[\s,]*\b(?:please|pls|plz|thanks|thank\s+you|thx|for\s+me|real\s+quick)$/i];
+/** Sentence-final punctuation goes; a symbol's own ("#!", "^#$") stays. */
+const FILLER_SUFFIXES: readonly RegExp[] = [/(?<=[\w"'`”)\]\s]|^)[\s?.!]+$/, /[\s,]*\b(?:please|pls|plz|thanks|thank\s+you|thx|for\s+me|real\s+quick)$/i];
 
 const TYPOS: Readonly<Record<string, string>> = {
   lsit: 'list', lits: 'list', lst: 'list', lis: 'list', lsat: 'list', liist: 'list',
