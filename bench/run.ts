@@ -9,9 +9,10 @@
  *   (g) guarded fetch agent vs plain undici; cache-hit library time (bench/fetch.bench.ts)
  *   (e) stack detection vs a gitignore-aware walk of the same tree (bench/detect.bench.ts)
  *   (m) mentions: parse 1 MB of prose, @search/@grep vs ripgrep, cached file load (bench/mentions.bench.ts)
+ *   (x) MCP: read_file and search_text over stdio vs the same operation in-process (bench/mcp.bench.ts)
  *   (i) code index on Linux fs/: symbols vs ctags, tokenizers, token totals and pack vs Repomix (bench/code-index.bench.ts)
  *
- * Options: --only a,b,p,c,d,f,g,e,m,i (p = Postgres round-trip profile; default: all); --whole-linux
+ * Options: --only a,b,p,c,d,f,g,e,m,x,i (p = Postgres round-trip profile; default: all); --whole-linux
  * to also pack the whole Linux tree in (i), --i-parts index,tokens,pack,whole to run only some of (i); --quick for a
  * short smoke run; --pin to pin each scan worker of (c) to its own CPU (taskset). Everything runs on 127.0.0.1; the whole run is
  * bounded by a watchdog, and child processes and queue keys are removed at the end.
@@ -35,7 +36,7 @@ interface Target {
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
   const onlyIndex = argv.indexOf('--only');
-  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 'i'] : (argv[onlyIndex + 1] ?? '').split(','));
+  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 'x', 'i'] : (argv[onlyIndex + 1] ?? '').split(','));
   const started = Date.now();
   // Packing the whole kernel cold (--whole-linux) takes many minutes on its own.
   const watchdogMs = argv.includes('--whole-linux') || /whole/.test(argv[argv.indexOf('--i-parts') + 1] ?? '') ? 3 * WATCHDOG_MS : WATCHDOG_MS;
@@ -47,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
   printMachine();
-  const results: { service?: ServiceBenchReport; walk?: unknown; fetch?: unknown; detect?: unknown; mentions?: unknown; codeIndex?: unknown } = {};
+  const results: { service?: ServiceBenchReport; walk?: unknown; fetch?: unknown; detect?: unknown; mentions?: unknown; mcp?: unknown; codeIndex?: unknown } = {};
   const targets: Target[] = [];
 
   if (only.has('a') || only.has('b') || only.has('c') || only.has('p') || only.has('f')) {
@@ -163,6 +164,22 @@ async function main(argv: string[]): Promise<number> {
         measured: `${cachedLoad.stats.p50.toFixed(3)} ms (p99 ${cachedLoad.stats.p99.toFixed(3)} ms)`,
         met: cachedLoad.stats.p50 < 0.2 && cachedLoad.misses === 0,
       },
+    );
+  }
+
+  if (only.has('x')) {
+    console.log('\n(x) MCP: read_file and search_text over stdio vs in-process (bench/mcp.bench.ts)');
+    console.log(`  ${describeQuiet(await waitForQuiet())}`);
+    const { runMcpBench } = await import('./mcp.bench');
+    const mcp = await runMcpBench({ quick });
+    results.mcp = mcp;
+    targets.push(
+      ...mcp.rows.map((row) => ({
+        figure: `(x) ${row.tool} over MCP stdio, ${row.call}: overhead p50`,
+        target: '≤ 5 ms',
+        measured: `${row.overheadP50.toFixed(2)} ms (MCP ${row.mcp.p50.toFixed(2)} ms, in-process ${row.library.p50.toFixed(2)} ms)`,
+        met: row.overheadP50 <= 5,
+      })),
     );
   }
 

@@ -1,6 +1,6 @@
 import type { ScanResult } from '@quarry/contracts';
 import { ProgressDisplay } from './progress-display';
-import { formatScanSummary, humanBytes } from './scan-summary';
+import { formatScanSummary, humanBytes } from '@quarry/render';
 
 const result: ScanResult = {
   root: '/repo',

@@ -1,8 +1,6 @@
 import 'reflect-metadata';
-import fs from 'node:fs';
-import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { ConfigError, loadConfig } from '@quarry/config';
+import { ConfigError, loadConfig, packageVersion as version } from '@quarry/config';
 import { QuarryError } from '@quarry/contracts';
 import { EXIT, printError } from './cli-output';
 import { ClientError } from './quarry-client';
@@ -129,6 +127,16 @@ export async function main(argv: string[]): Promise<number | undefined> {
       const { askCommand } = await import('./commands/ask');
       code = await askCommand(question, { ...options, remote: options.server !== undefined });
     });
+  program
+    .command('mcp')
+    .description('an MCP server on stdio for AI agents: tools run in this process, or on a gateway with --server')
+    .option('--root <dir>', 'the repository tools use when a call names none (default: the current directory)')
+    .option('--server <url>', 'run the tools on this gateway (its /mcp endpoint) instead of in this process')
+    .option('--key <key>', 'API key for --server (default: $QUARRY_API_KEY)', process.env.QUARRY_API_KEY)
+    .action(async (options: { root?: string; server?: string; key?: string }) => {
+      const { mcpCommand } = await import('./commands/mcp');
+      code = await mcpCommand({ ...options, version: version() });
+    });
   server(program.command('jobs'))
     .description('list jobs, newest first')
     .option('--kind <kind>')
@@ -186,15 +194,6 @@ async function migrate(databaseUrl: string, quiet: boolean): Promise<void> {
   await ensureDatabase(databaseUrl);
   const applied = await applyMigrations(databaseUrl);
   if (!quiet || applied.length) console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
-}
-
-/** The package version, found from source (apps/cli/src) or the build (dist/apps/cli/src). */
-function version(): string {
-  for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    const file = path.join(dir, 'package.json');
-    if (fs.existsSync(file)) return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
-  }
-  return 'unknown';
 }
 
 const REFUSALS = new Set(['input_invalid', 'url_invalid', 'url_blocked', 'path_not_absolute', 'path_outside_root', 'root_not_found', 'root_not_directory']);

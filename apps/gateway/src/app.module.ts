@@ -14,6 +14,8 @@ import { GATEWAY_LOGGER, REDIS_PUBLISHER } from './gateway.tokens';
 import { HealthController } from './health/health.controller';
 import { JobsController } from './jobs/jobs.controller';
 import { MentionsController } from './jobs/mentions.controller';
+import { McpController } from './mcp/mcp.controller';
+import { McpSessions } from './mcp/mcp-sessions';
 import { JobsService } from './jobs/jobs.service';
 import { MetricsController } from './metrics/metrics.controller';
 import { MetricsService } from './metrics/metrics.service';
@@ -37,7 +39,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), DbModule, QueuesModule, WebModule],
-      controllers: [JobsController, MentionsController, HealthController, MetricsController, RootController],
+      controllers: [JobsController, MentionsController, McpController, HealthController, MetricsController, RootController],
       providers: [
         { provide: GATEWAY_LOGGER, inject: [QUARRY_CONFIG], useFactory: (c: QuarryConfig) => createLogger('quarry-gateway', c.logLevel) },
         {
@@ -55,6 +57,7 @@ export class AppModule {
         MetricsService,
         ReconcilerService,
         RedisPublisherCloser,
+        McpSessions,
       ],
     };
   }

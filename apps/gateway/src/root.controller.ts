@@ -24,6 +24,7 @@ export class RootController {
       kinds: { available: BUILT_KINDS, all: JOB_KINDS },
       api: '/v1/jobs',
       events: `socket.io namespace ${EVENTS_NAMESPACE} (websocket transport)`,
+      mcp: '/mcp (Model Context Protocol, Streamable HTTP)',
       dashboard: '/ (Accept: text/html)',
       docs: '/docs',
       queues: '/queues',

@@ -3,3 +3,4 @@ export * from './config.module';
 export * from './logger';
 export * from './nest-logger';
 export * from './graceful-exit';
+export * from './package-version';

@@ -9,3 +9,4 @@ export * from './job';
 export * from './events';
 export * from './validation';
 export * from './suggest';
+export * from './workspace-tools';

@@ -2,9 +2,9 @@ import { JobResult } from '@quarry/contracts';
 import { loadConfig } from '@quarry/config';
 import { EXIT } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
-import { humanBytes } from '../scan-summary';
 import { ClientOptions, clientFrom, report } from './jobs';
 import { localFetcher } from './local';
+import { formatFetched } from '@quarry/render';
 
 type FetchResult = JobResult<'fetch'>;
 
@@ -31,13 +31,3 @@ export async function fetchCommand(url: string, options: Partial<ClientOptions> 
   }
 }
 
-export function formatFetched(result: FetchResult): string {
-  const lines = [
-    result.title ? `# ${result.title}` : undefined,
-    `${result.finalUrl}  (${result.status}, ${result.contentType}, ${humanBytes(result.bytes)}${result.truncated ? ', truncated' : ''}${result.fromCache ? ', from cache' : ''})`,
-    result.redirects.length ? `redirected: ${[result.url, ...result.redirects].join(' → ')}` : undefined,
-    '',
-    result.text,
-  ];
-  return lines.filter((line) => line !== undefined).join('\n');
-}

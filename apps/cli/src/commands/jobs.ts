@@ -3,7 +3,7 @@ import { ScanResult } from '@quarry/contracts';
 import { JobOutcome, QuarryClient } from '../quarry-client';
 import { EXIT, printError } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
-import { formatScanSummary } from '../scan-summary';
+import { formatScanSummary } from '@quarry/render';
 import { scanRepository } from '@quarry/workspace';
 import { localRoot } from './local';
 

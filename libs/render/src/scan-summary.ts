@@ -1,17 +1,5 @@
 import type { ScanResult } from '@quarry/contracts';
-
-const number = (value: number) => value.toLocaleString('en-US');
-
-export function humanBytes(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
-}
+import { humanBytes, number } from './numbers';
 
 /** The scan result as a reader wants it on a terminal. */
 export function formatScanSummary(result: ScanResult): string {

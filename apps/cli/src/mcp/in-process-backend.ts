@@ -1,0 +1,95 @@
+import type { QuarryConfig } from '@quarry/config';
+import type { JobKind, WorkspaceToolInput, WorkspaceToolName, WorkspaceToolResult } from '@quarry/contracts';
+import { detectStack, scanWithStack, type DetectionMode } from '@quarry/detect';
+import type { SafeFetcher } from '@quarry/fetch';
+import { interpretQuery, workspaceTools } from '@quarry/interpret';
+import { LlmClient } from '@quarry/llm';
+import { InProcessJobs, WorkspaceOperations, type JobWork, type QuarryBackend, type RunOptions } from '@quarry/mcp';
+import { expandMentions } from '@quarry/mentions';
+import { FileCache } from '@quarry/workspace';
+import { localRoot } from '../commands/local';
+
+/**
+ * `quarry mcp` without a server: every tool runs in this process, like the CLI's `--local`
+ * commands — no Redis or Postgres. Repositories are any directory the user can read (they are
+ * the user's own files); URLs go through the same SSRF guards as the fetch job. Jobs live in
+ * memory for the session, so `quarry://jobs/{id}` works here too.
+ */
+export class InProcessBackend implements QuarryBackend {
+  private readonly jobs = new InProcessJobs();
+  private readonly files = new FileCache();
+  private readonly operations: WorkspaceOperations;
+  private readonly llm: LlmClient | undefined;
+
+  constructor(
+    private readonly config: QuarryConfig,
+    private readonly fetcher: SafeFetcher,
+    readonly defaultRepository?: string,
+  ) {
+    this.llm = config.llm && new LlmClient(config.llm);
+    this.operations = new WorkspaceOperations({ resolveRoot: localRoot, ...config.files, fileCache: this.files });
+  }
+
+  runJob<K extends JobKind>(kind: K, input: Parameters<JobWork<K>>[0], options: RunOptions) {
+    return this.jobs.run(kind, input, options, this.work[kind] as JobWork<K>);
+  }
+
+  runWorkspaceTool<T extends WorkspaceToolName>(name: T, input: WorkspaceToolInput<T>, signal: AbortSignal): Promise<WorkspaceToolResult<T>> {
+    return this.operations.run(name, input, signal);
+  }
+
+  async getJob(id: string) {
+    return this.jobs.get(id);
+  }
+
+  async listJobs(limit: number) {
+    return this.jobs.list(limit);
+  }
+
+  private detect(root: string, mode: DetectionMode | undefined, signal: AbortSignal) {
+    const chosen = mode ?? this.config.detectionMode;
+    return detectStack(root, { mode: chosen, llm: chosen === 'static' ? undefined : this.llm, signal });
+  }
+
+  /** Each kind's work, as its worker processor does it. */
+  private readonly work: { [K in JobKind]: JobWork<K> } = {
+    scan: async (input, signal, onProgress) =>
+      scanWithStack(await localRoot(input.root), { detect: (root, detectSignal) => this.detect(root, undefined, detectSignal), signal, onProgress }),
+    detect: async (input, signal, onProgress) => {
+      const root = await localRoot(input.root);
+      onProgress({ stage: 'detecting', done: 0, total: 1, message: input.mode ?? this.config.detectionMode });
+      const services = await this.detect(root, input.mode, signal);
+      onProgress({ stage: 'detected', done: 1, total: 1, message: `${services.length} service${services.length === 1 ? '' : 's'}` });
+      return services;
+    },
+    mentions: async (input, signal, onProgress) =>
+      expandMentions(
+        { prompt: input.prompt, maxBytes: input.budget?.maxBytes },
+        {
+          root: await localRoot(input.root),
+          ...this.config.files,
+          fileCache: this.files,
+          fetchUrl: (url, fetchSignal) => this.fetcher.fetch(url, { signal: fetchSignal ?? signal }),
+          signal,
+          onProgress,
+        },
+      ),
+    fetch: async (input, signal, onProgress) => {
+      onProgress({ stage: 'fetching', done: 0, total: 1, message: input.url });
+      const result = await this.fetcher.fetch(input.url, { force: input.force, signal });
+      onProgress({ stage: 'fetched', done: 1, total: 1, message: result.fromCache ? 'from cache' : `${result.bytes} bytes` });
+      return result;
+    },
+    interpret: async (input, signal, onProgress) => {
+      const root = await localRoot(input.root);
+      const host = workspaceTools({
+        root,
+        ...this.config.files,
+        fileCache: this.files,
+        detectStack: (directory, stepSignal) => this.detect(directory, undefined, stepSignal ?? signal),
+        fetchUrl: (url, stepSignal) => this.fetcher.fetch(url, { signal: stepSignal ?? signal }),
+      });
+      return interpretQuery({ query: input.query, context: input.context, root, llm: input.ai === 'off' ? undefined : this.llm, ai: input.ai, execute: input.execute, host, signal, onProgress });
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+
+/*
+ * The read-only workspace operations an agent calls directly (the MCP tools read_file,
+ * list_directory, find_files and search_text): their inputs and results. They run where the
+ * repository is readable (in-process, or in the gateway for its workspace roots), not as queued
+ * jobs: an agent reads many small things and waits for each.
+ */
+
+const root = z.string().min(1).max(4096);
+const relativePath = z.string().min(1).max(4096);
+const glob = z.string().min(1).max(1_000);
+const lineNumber = z.number().int().min(1);
+
+/** Lines one read returns at most; a longer range is cut there and says so. */
+export const READ_FILE_MAX_LINES = 2_000;
+
+export const readFileInputSchema = z.object({
+  root,
+  path: relativePath,
+  startLine: lineNumber.optional(),
+  endLine: lineNumber.optional(),
+});
+export const readFileResultSchema = z.object({
+  path: z.string(),
+  language: z.string().optional(),
+  /** The lines returned, 1-based and inclusive (0 and 0 for an empty file). */
+  startLine: z.number().int(),
+  endLine: z.number().int(),
+  /** Lines in the whole file, when known (a range streamed out of a very large file does not count them). */
+  totalLines: z.number().int().optional(),
+  lines: z.array(z.object({ number: z.number().int(), text: z.string() })),
+  /** More lines follow `endLine` that were not returned (the range was cut at READ_FILE_MAX_LINES). */
+  truncated: z.boolean(),
+  /** Credentials replaced by `[REDACTED …]` in the returned lines. */
+  redactions: z.number().int(),
+});
+
+export const listDirectoryInputSchema = z.object({
+  root,
+  path: relativePath.default('.'),
+  recursive: z.boolean().default(false),
+  pattern: glob.optional(),
+});
+export const listDirectoryResultSchema = z.object({
+  path: z.string(),
+  entries: z.array(
+    z.object({ path: z.string(), type: z.enum(['file', 'directory']), size: z.number().int().optional(), mtime: z.string().optional() }),
+  ),
+  truncated: z.boolean(),
+  totalEntries: z.number().int(),
+});
+
+export const findFilesInputSchema = z.object({
+  root,
+  pattern: glob,
+  directory: relativePath.optional(),
+  maxResults: z.number().int().min(1).max(1_000).default(100),
+});
+export const findFilesResultSchema = z.object({
+  matches: z.array(z.string()),
+  total: z.number().int(),
+  truncated: z.boolean(),
+  caseInsensitive: z.boolean(),
+});
+
+export const searchTextInputSchema = z.object({
+  root,
+  pattern: z.string().min(1).max(1_000),
+  regex: z.boolean().default(false),
+  directory: relativePath.optional(),
+  glob: glob.optional(),
+  maxResults: z.number().int().min(1).max(500).default(50),
+  contextLines: z.number().int().min(0).max(20).default(0),
+});
+export const searchTextResultSchema = z.object({
+  matches: z.array(
+    z.object({
+      path: z.string(),
+      line: z.number().int(),
+      column: z.number().int(),
+      text: z.string(),
+      before: z.array(z.string()),
+      after: z.array(z.string()),
+    }),
+  ),
+  totalMatches: z.number().int(),
+  filesSearched: z.number().int(),
+  filesMatched: z.number().int(),
+  truncated: z.boolean(),
+  timedOut: z.boolean(),
+  skipped: z.object({ binary: z.number().int(), tooLarge: z.number().int(), unreadable: z.number().int() }),
+});
+
+/** Input and result schema of every workspace operation, as JOB_CONTRACTS is for jobs. */
+export const WORKSPACE_TOOL_CONTRACTS = {
+  read_file: { input: readFileInputSchema, result: readFileResultSchema },
+  list_directory: { input: listDirectoryInputSchema, result: listDirectoryResultSchema },
+  find_files: { input: findFilesInputSchema, result: findFilesResultSchema },
+  search_text: { input: searchTextInputSchema, result: searchTextResultSchema },
+} as const satisfies Record<string, { input: z.ZodObject; result: z.ZodObject }>;
+
+export type WorkspaceToolName = keyof typeof WORKSPACE_TOOL_CONTRACTS;
+export type WorkspaceToolInput<T extends WorkspaceToolName> = z.infer<(typeof WORKSPACE_TOOL_CONTRACTS)[T]['input']>;
+export type WorkspaceToolResult<T extends WorkspaceToolName> = z.infer<(typeof WORKSPACE_TOOL_CONTRACTS)[T]['result']>;

@@ -1,0 +1,34 @@
+import type { JobProgress, JobResult, ScanResult } from '@quarry/contracts';
+import { scanRepository as walkAndMeasure } from '@quarry/workspace';
+
+export interface ScanWithStackOptions {
+  /** Stack detection of the (already validated) root: the worker's, with its LLM cache, or an in-process one. */
+  detect(root: string, signal: AbortSignal): Promise<JobResult<'detect'>>;
+  signal: AbortSignal;
+  onProgress?: (progress: JobProgress) => void;
+}
+
+/**
+ * The scan job's work, wherever it runs (a worker, or `quarry mcp` in-process): the walk with
+ * its measures, and stack detection beside it (it reads a few manifests near the top, so it
+ * runs during the walk, not after). A detection that fails, other than by cancellation, leaves
+ * the result without `stack` rather than failing a long scan; the detect job reports such
+ * failures in full. The listing stage has no total, so it is reported as a message and `done`
+ * only ever grows.
+ */
+export async function scanWithStack(root: string, options: ScanWithStackOptions): Promise<ScanResult> {
+  const { signal, onProgress } = options;
+  const stack = options.detect(root, signal).catch((error: unknown) => {
+    if (signal.aborted) throw error;
+    return undefined;
+  });
+  stack.catch(() => undefined); // awaited below; a walk failure must not leave it unhandled
+  const summary = await walkAndMeasure(root, {
+    signal,
+    onProgress:
+      onProgress &&
+      ((progress) => onProgress(progress.stage === 'listing' ? { stage: 'listing', done: 0, message: `${progress.done} files found` } : progress)),
+  });
+  const services = await stack;
+  return services ? { ...summary, stack: services } : summary;
+}

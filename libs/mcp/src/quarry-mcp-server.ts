@@ -1,0 +1,75 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { CallContext, McpEndpoint } from './endpoint';
+import { JOB_URI_TEMPLATE, REPO_FILE_URI_TEMPLATE } from './resource-uris';
+import { ToolTable } from './tool-table';
+
+export interface QuarryServerOptions {
+  endpoint: McpEndpoint;
+  version: string;
+  /** What tools/list shows; the tool table by default. */
+  tools?: ToolTable;
+  /** Said to the model in the server's instructions. */
+  defaultRepository?: string;
+}
+
+/**
+ * An MCP server (the SDK's low-level Server: Quarry writes its own JSON Schemas and answers a
+ * bad argument with a typed tool error instead of the SDK's message) whose tools and resources
+ * are answered by `endpoint`. Connect it to a stdio or a Streamable HTTP transport.
+ */
+export function createQuarryMcpServer(options: QuarryServerOptions): Server {
+  const tools = options.tools ?? new ToolTable();
+  const server = new Server(
+    { name: 'quarry', title: 'Quarry', version: options.version },
+    { capabilities: { tools: {}, resources: {} }, instructions: instructions(options.defaultRepository) },
+  );
+  const listed = tools.list();
+  const context = (extra: { signal: AbortSignal; _meta?: { progressToken?: string | number }; sendNotification: Server['notification'] }): CallContext => {
+    const token = extra._meta?.progressToken;
+    return {
+      signal: extra.signal,
+      ...(token === undefined
+        ? {}
+        : { sendProgress: (notice) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...notice } }) }),
+    };
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    options.endpoint.callTool(request.params.name, request.params.arguments ?? {}, context(extra)),
+  );
+  server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => options.endpoint.listResources(context(extra)));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [
+      { uriTemplate: JOB_URI_TEMPLATE, name: 'job', title: 'A Quarry job', description: 'A job (yours only): status, input, progress, and its result or typed error.', mimeType: 'application/json' },
+      {
+        uriTemplate: REPO_FILE_URI_TEMPLATE,
+        name: 'repository file',
+        title: 'A file of a repository',
+        description: 'A text file; {source} is the repository\'s absolute path, percent-encoded as one segment (e.g. %2Fhome%2Fme%2Fproject), {path} the file relative to it.',
+        mimeType: 'text/plain',
+      },
+    ],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => options.endpoint.readResource(request.params.uri, context(extra)));
+  return server;
+}
+
+function instructions(defaultRepository: string | undefined): string {
+  const repository = defaultRepository
+    ? `Tools that read a repository take "repository" (an absolute path); without it they use ${defaultRepository}.`
+    : 'Tools that read a repository take "repository", the absolute path of the repository.';
+  return [
+    'Quarry gives repository context: read files with line numbers, list, find and search them, detect the tech stack, scan a whole repository, expand @-mentions into an augmented prompt, fetch URLs safely, and answer plain-language questions.',
+    repository,
+    'Paths inside a repository are relative to its root. Failures come back as tool errors whose text is {"kind", "message", "suggestion"}: follow the suggestion.',
+    'Each job-backed call (scan_repository, detect_stack, expand_mentions, fetch_url, ask) links its job as a quarry://jobs/{id} resource.',
+  ].join(' ');
+}

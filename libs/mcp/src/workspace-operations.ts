@@ -1,0 +1,139 @@
+import * as path from 'node:path';
+import {
+  QuarryError,
+  READ_FILE_MAX_LINES,
+  WORKSPACE_TOOL_CONTRACTS,
+  type WorkspaceToolInput,
+  type WorkspaceToolName,
+  type WorkspaceToolResult,
+} from '@quarry/contracts';
+import { searchWorkspace } from '@quarry/search';
+import { FileCache, findFiles, isInside, listDirectory, readWorkspaceFile, type WorkspaceFile } from '@quarry/workspace';
+
+export interface WorkspaceOperationsOptions {
+  /** The real path of a repository the caller may read, or a typed error (path_outside_root, root_not_found…). */
+  resolveRoot(root: string): Promise<string>;
+  allowSecrets?: boolean;
+  maxFileBytes?: number;
+  searchTimeoutMs?: number;
+  fileCache?: FileCache;
+}
+
+type Operation<T extends WorkspaceToolName> = (root: string, input: WorkspaceToolInput<T>, signal: AbortSignal) => Promise<WorkspaceToolResult<T>>;
+
+/**
+ * The four read-only workspace operations over the workspace and search libraries: safe paths,
+ * gitignore-aware walks, redacted reads, RE2 in worker threads. Both backends use it; they differ
+ * only in which repositories `resolveRoot` admits.
+ */
+export class WorkspaceOperations {
+  private readonly cache: FileCache;
+
+  constructor(private readonly options: WorkspaceOperationsOptions) {
+    this.cache = options.fileCache ?? new FileCache();
+  }
+
+  async run<T extends WorkspaceToolName>(name: T, rawInput: WorkspaceToolInput<T>, signal: AbortSignal): Promise<WorkspaceToolResult<T>> {
+    const parsed = WORKSPACE_TOOL_CONTRACTS[name].input.parse(rawInput) as WorkspaceToolInput<T>;
+    signal.throwIfAborted();
+    const root = await this.options.resolveRoot(parsed.root);
+    const operation = this.operations[name] as Operation<T>;
+    return operation(root, withRelativePaths(parsed, [parsed.root, root]), signal);
+  }
+
+  private readonly operations: { [T in WorkspaceToolName]: Operation<T> } = {
+    read_file: (root, input) => this.readFile(root, input),
+    list_directory: async (root, input, signal) => {
+      const listing = await listDirectory(root, input.path, { recursive: input.recursive, pattern: input.pattern, allowSecrets: this.options.allowSecrets, signal });
+      return { path: listing.path, entries: listing.entries, truncated: listing.truncated, totalEntries: listing.totalEntries };
+    },
+    find_files: (root, input, signal) =>
+      findFiles(root, { pattern: input.pattern, directory: input.directory, maxResults: input.maxResults, allowSecrets: this.options.allowSecrets, signal }),
+    search_text: async (root, input, signal) => {
+      const result = await searchWorkspace({
+        root,
+        mode: input.regex ? 'regex' : 'literal',
+        pattern: input.pattern,
+        directory: input.directory === '.' ? undefined : input.directory,
+        glob: input.glob,
+        maxMatches: input.maxResults,
+        contextLines: input.contextLines,
+        timeoutMs: this.options.searchTimeoutMs,
+        signal,
+      });
+      const { elapsedMs: _elapsed, ...rest } = result;
+      return { ...rest, matches: result.matches.map(({ path, line, column, text, before, after }) => ({ path, line, column, text, before, after })) };
+    },
+  };
+
+  /**
+   * At most READ_FILE_MAX_LINES lines per call. With no range the file is read whole (so an
+   * empty file is an empty answer, not an error); a file over the size cap, or an explicit
+   * range, is read as a range (streamed out of files over the cap).
+   */
+  private async readFile(root: string, input: WorkspaceToolInput<'read_file'>): Promise<WorkspaceToolResult<'read_file'>> {
+    const start = input.startLine ?? 1;
+    if (input.endLine !== undefined && input.endLine < start) {
+      throw new QuarryError('range_invalid', `endLine ${input.endLine} is before startLine ${start}.`, { suggestion: 'Give endLine ≥ startLine, or leave it out to read from startLine on.' });
+    }
+    const cap = start + READ_FILE_MAX_LINES - 1;
+    const end = Math.min(input.endLine ?? cap, cap);
+    const options = { maxBytes: this.options.maxFileBytes, allowSecrets: this.options.allowSecrets, cache: this.cache };
+    let file: WorkspaceFile | undefined;
+    if (input.startLine === undefined && input.endLine === undefined) {
+      file = await readWorkspaceFile(root, input.path, options).catch((error: unknown) => {
+        if (error instanceof QuarryError && error.kind === 'file_too_large') return undefined;
+        throw error;
+      });
+      // Longer than one answer: read the first lines as a range, so counts (redactions) cover only them.
+      if (file && file.lines > READ_FILE_MAX_LINES) file = undefined;
+    }
+    file ??= await readWorkspaceFile(root, input.path, { ...options, range: { start, end } });
+    const lines = splitLines(file.text).slice(0, end - start + 1);
+    const last = start + lines.length - 1;
+    const totalLines = file.totalLines;
+    // More lines exist past what was returned, and the caller did not ask to stop there.
+    const cut = input.endLine === undefined || input.endLine > last;
+    const truncated = cut && (totalLines !== undefined ? totalLines > last : lines.length === READ_FILE_MAX_LINES);
+    return {
+      path: file.path,
+      ...(file.language ? { language: file.language } : {}),
+      startLine: lines.length ? start : 0,
+      endLine: lines.length ? last : 0,
+      ...(totalLines !== undefined ? { totalLines } : {}),
+      lines: lines.map((text, index) => ({ number: start + index, text })),
+      truncated,
+      redactions: file.redactions,
+    };
+  }
+}
+
+/** The arguments that name a file or directory inside the repository. */
+const PATH_ARGUMENTS = ['path', 'directory'] as const;
+
+/**
+ * Agents often name files by absolute path: one inside the repository (as named, or as its real
+ * path) becomes relative to it. Any other absolute path is left for the workspace library to
+ * refuse (path_outside_root).
+ */
+function withRelativePaths<I extends Record<string, unknown>>(input: I, roots: string[]): I {
+  let result = input;
+  for (const name of PATH_ARGUMENTS) {
+    const value = input[name];
+    if (typeof value !== 'string' || !path.isAbsolute(value)) continue;
+    for (const root of roots) {
+      if (!path.isAbsolute(root) || !isInside(root, value)) continue;
+      result = { ...result, [name]: path.relative(root, value).split(path.sep).join('/') || '.' };
+      break;
+    }
+  }
+  return result;
+}
+
+/** Lines without their terminators; a final newline does not start another line. */
+function splitLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
+}

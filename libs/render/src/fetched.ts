@@ -1,0 +1,16 @@
+import type { JobResult } from '@quarry/contracts';
+import { humanBytes } from './numbers';
+
+type FetchResult = JobResult<'fetch'>;
+
+/** A fetched page: title, final URL with status and size, redirects, then the text. */
+export function formatFetched(result: FetchResult): string {
+  const lines = [
+    result.title ? `# ${result.title}` : undefined,
+    `${result.finalUrl}  (${result.status}, ${result.contentType}, ${humanBytes(result.bytes)}${result.truncated ? ', truncated' : ''}${result.fromCache ? ', from cache' : ''})`,
+    result.redirects.length ? `redirected: ${[result.url, ...result.redirects].join(' → ')}` : undefined,
+    '',
+    result.text,
+  ];
+  return lines.filter((line) => line !== undefined).join('\n');
+}

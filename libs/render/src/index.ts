@@ -1,0 +1,9 @@
+/**
+ * @quarry/render — job results as text for people and agents: the CLI prints them, the MCP tools
+ * return them as their text content.
+ */
+export { humanBytes, number } from './numbers';
+export { formatScanSummary } from './scan-summary';
+export { formatServices } from './services';
+export { formatFetched } from './fetched';
+export { formatAnswer } from './answer';

@@ -1,0 +1,142 @@
+import { spawn } from 'node:child_process';
+import readline from 'node:readline';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { FakeOrigin } from '../support/origin';
+import { QUARRY_BIN, assertBuilt, childEnv, repoRoot } from '../support/processes';
+import { generatedTree, makeTree } from '../support/trees';
+import {
+  DEMO_REPOSITORY,
+  StdioServer,
+  callEveryTool,
+  connectStdio,
+  errorOf,
+  expectIncreasing,
+  listAndValidateTools,
+  recordProgress,
+  textOf,
+} from '../support/mcp';
+import { waitFor } from '../support/stack';
+
+/*
+ * `quarry mcp` over stdio, in-process (no Redis, no Postgres), driven by the MCP SDK's own
+ * Client as a desktop agent would: spawned, spoken to on stdin/stdout.
+ */
+describe('quarry mcp over stdio', () => {
+  let server: StdioServer;
+  let origin: FakeOrigin;
+  let repository: string;
+  const tree = generatedTree(20_000);
+
+  beforeAll(async () => {
+    assertBuilt();
+    repository = makeTree(DEMO_REPOSITORY);
+    origin = await FakeOrigin.start({ '/page': (_request, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('remote page text') });
+    server = await connectStdio(['--root', repository], { QUARRY_FETCH_ALLOW: '127.0.0.1/32' });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await origin?.close();
+  });
+
+  it('lists its tools with schemas a client can validate against', async () => {
+    await listAndValidateTools(server.client);
+    expect(server.client.getServerVersion()).toMatchObject({ name: 'quarry' });
+    expect(server.client.getInstructions()).toContain(repository);
+  });
+
+  it('answers every tool', async () => {
+    await callEveryTool(server.client, repository, origin.url('/page'));
+  });
+
+  it('uses --root when a call names no repository', async () => {
+    const result = (await server.client.callTool({ name: 'read_file', arguments: { path: 'README.md' } })) as CallToolResult;
+    expect(result.structuredContent).toMatchObject({ path: 'README.md', startLine: 1, endLine: 3, totalLines: 3 });
+    expect(textOf(result)).toBe('README.md (lines 1-3 of 3)\n1\t# Demo\n2\t\n3\tRun `npm start`.');
+  });
+
+  it('reads a repository file as a quarry://repo resource', async () => {
+    const uri = `quarry://repo/${encodeURIComponent(repository)}/src/util.js`;
+    const resource = await server.client.readResource({ uri });
+    expect(resource.contents[0]).toMatchObject({ uri, mimeType: 'text/plain', text: DEMO_REPOSITORY['src/util.js'] });
+  });
+
+  it('answers bad arguments with a tool error carrying the typed kind', async () => {
+    const call = async (name: string, args: Record<string, unknown>) => errorOf((await server.client.callTool({ name, arguments: args })) as CallToolResult);
+    expect(await call('read_file', { path: 'src/ap.js' })).toMatchObject({ kind: 'file_not_found', suggestion: expect.stringContaining('src/app.js') });
+    expect(await call('read_file', { path: 'src/app.js', startLine: 0 })).toMatchObject({ kind: 'input_invalid', message: expect.stringContaining('arguments.startLine') });
+    expect(await call('read_file', { path: 'src/app.js', startline: 2 })).toMatchObject({ kind: 'input_invalid', suggestion: expect.stringContaining('Did you mean "startLine"') });
+    expect(await call('read_file', { path: 'src/app.js', startLine: 9 })).toMatchObject({ kind: 'range_invalid' });
+    expect(await call('read_file', { path: '../outside.txt' })).toMatchObject({ kind: 'path_outside_root' });
+    expect(await call('search_text', { pattern: '(?=look)ahead', regex: true })).toMatchObject({ kind: 'regex_invalid' });
+    expect(await call('scan_repository', { repository: '/no/such/repository' })).toMatchObject({ kind: 'root_not_found' });
+    expect(await call('fetch_url', { url: 'http://169.254.169.254/latest/meta-data/' })).toMatchObject({ kind: 'url_blocked' });
+    expect(await call('red_file', {})).toMatchObject({ kind: 'tool_unknown', suggestion: expect.stringContaining('"read_file"') });
+    // The server is still serving after all of that.
+    expect((await server.client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it('sends increasing progress notifications during a long scan', async () => {
+    const { seen, onprogress } = recordProgress();
+    const result = (await server.client.callTool({ name: 'scan_repository', arguments: { repository: tree.root } }, undefined, { onprogress })) as CallToolResult;
+    expect(result.structuredContent).toMatchObject({ files: tree.files, lines: tree.lines, bytes: tree.bytes });
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(seen[0].message).toMatch(/^queued as job [0-9a-f-]{36}$/);
+    expect(seen.at(-1)).toMatchObject({ total: tree.files });
+    expectIncreasing(seen);
+  }, 120_000);
+
+  it('cancels the scan when the client cancels the call', async () => {
+    const controller = new AbortController();
+    const { seen, onprogress } = recordProgress();
+    const call = server.client.callTool({ name: 'scan_repository', arguments: { repository: tree.root } }, undefined, {
+      signal: controller.signal,
+      onprogress: (progress) => {
+        onprogress(progress);
+        if (progress.progress > 0) controller.abort('enough');
+      },
+    });
+    await expect(call).rejects.toThrow();
+    const jobId = /queued as job (\S+)/.exec(seen[0].message ?? '')?.[1];
+    const job = await waitFor(async () => {
+      const resource = await server.client.readResource({ uri: `quarry://jobs/${jobId}` });
+      const view = JSON.parse((resource.contents[0] as { text: string }).text);
+      return view.status === 'running' ? undefined : view;
+    }, 20_000, 'the scan to stop');
+    expect(job).toMatchObject({ id: jobId, kind: 'scan', status: 'cancelled', result: null });
+  }, 120_000);
+});
+
+describe('quarry mcp stdout', () => {
+  it('carries nothing but protocol messages, with logs on stderr', async () => {
+    assertBuilt();
+    const repository = makeTree(DEMO_REPOSITORY);
+    const child = spawn(process.execPath, [QUARRY_BIN, 'mcp', '--root', repository], {
+      cwd: repoRoot(),
+      env: childEnv({ QUARRY_LOG_LEVEL: 'trace' }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const stdout: string[] = [];
+    let stderr = '';
+    readline.createInterface({ input: child.stdout }).on('line', (line) => stdout.push(line));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'scan_repository', arguments: {}, _meta: { progressToken: 'p' } } });
+    send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'missing.js' } } });
+    send({ jsonrpc: '2.0', id: 5, method: 'no/such/method' });
+    await waitFor(() => [1, 2, 3, 4, 5].every((id) => stdout.some((line) => line.includes(`"id":${id}`))), 30_000, 'five answers');
+    child.stdin.end();
+    const exit = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+
+    expect(exit).toBe(0);
+    for (const line of stdout) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    const answers = stdout.map((line) => JSON.parse(line));
+    expect(answers.find((answer) => answer.id === 3).result.structuredContent).toMatchObject({ files: 4 });
+    expect(answers.find((answer) => answer.id === 4).result.isError).toBe(true);
+    expect(answers.find((answer) => answer.id === 5).error.code).toBe(-32601);
+    expect(answers.some((answer) => answer.method === 'notifications/progress')).toBe(true);
+    expect(stderr).toContain('quarry mcp serving on stdio');
+  }, 60_000);
+});
