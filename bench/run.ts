@@ -10,8 +10,10 @@
  *   (e) stack detection vs a gitignore-aware walk of the same tree (bench/detect.bench.ts)
  *   (m) mentions: parse 1 MB of prose, @search/@grep vs ripgrep, cached file load (bench/mentions.bench.ts)
  *   (x) MCP: read_file and search_text over stdio vs the same operation in-process (bench/mcp.bench.ts)
+ *   (i) code index on Linux fs/: symbols vs ctags, tokenizers, token totals and pack vs Repomix (bench/code-index.bench.ts)
  *
- * Options: --only a,b,p,c,d,f,g,e,m,x (p = Postgres round-trip profile; default: all); --quick for a
+ * Options: --only a,b,p,c,d,f,g,e,m,x,i (p = Postgres round-trip profile; default: all); --whole-linux
+ * to also pack the whole Linux tree in (i), --i-parts index,tokens,pack,whole to run only some of (i); --quick for a
  * short smoke run; --pin to pin each scan worker of (c) to its own CPU (taskset). Everything runs on 127.0.0.1; the whole run is
  * bounded by a watchdog, and child processes and queue keys are removed at the end.
  */
@@ -34,17 +36,19 @@ interface Target {
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
   const onlyIndex = argv.indexOf('--only');
-  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 'x'] : (argv[onlyIndex + 1] ?? '').split(','));
+  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 'x', 'i'] : (argv[onlyIndex + 1] ?? '').split(','));
   const started = Date.now();
+  // Packing the whole kernel cold (--whole-linux) takes many minutes on its own.
+  const watchdogMs = argv.includes('--whole-linux') || /whole/.test(argv[argv.indexOf('--i-parts') + 1] ?? '') ? 3 * WATCHDOG_MS : WATCHDOG_MS;
   const watchdog = setTimeout(() => {
-    console.error(`\nbench: watchdog — still running after ${WATCHDOG_MS / 60_000} min, giving up (children are killed on exit)`);
+    console.error(`\nbench: watchdog — still running after ${watchdogMs / 60_000} min, giving up (children are killed on exit)`);
     process.exit(3);
-  }, WATCHDOG_MS);
+  }, watchdogMs);
   watchdog.unref();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
   printMachine();
-  const results: { service?: ServiceBenchReport; walk?: unknown; fetch?: unknown; detect?: unknown; mentions?: unknown; mcp?: unknown } = {};
+  const results: { service?: ServiceBenchReport; walk?: unknown; fetch?: unknown; detect?: unknown; mentions?: unknown; mcp?: unknown; codeIndex?: unknown } = {};
   const targets: Target[] = [];
 
   if (only.has('a') || only.has('b') || only.has('c') || only.has('p') || only.has('f')) {
@@ -177,6 +181,36 @@ async function main(argv: string[]): Promise<number> {
         met: row.overheadP50 <= 5,
       })),
     );
+  }
+
+  if (only.has('i')) {
+    console.log('\n(i) code index on Linux fs/: symbols vs ctags, tokenizers, tokens and pack vs Repomix (bench/code-index.bench.ts)');
+    console.log(`  ${describeQuiet(await waitForQuiet())}`);
+    const { runCodeIndexBench } = await import('./code-index.bench');
+    const partsIndex = argv.indexOf('--i-parts');
+    const parts = partsIndex === -1 ? undefined : ((argv[partsIndex + 1] ?? '').split(',') as NonNullable<Parameters<typeof runCodeIndexBench>[0]>['parts']);
+    const codeIndex = await runCodeIndexBench({ quick, wholeTree: argv.includes('--whole-linux'), parts });
+    results.codeIndex = codeIndex;
+    targets.push(
+      ...(codeIndex.tokens ?? []).map((row) => ({
+        figure: `(i) token total vs Repomix, ${row.label}`,
+        target: 'within 0.5%',
+        measured: `${(row.difference * 100).toFixed(3)}% (${row.quarry.toLocaleString('en-US')} vs ${row.repomix.toLocaleString('en-US')})`,
+        met: Math.abs(row.difference) <= 0.005,
+      })),
+    );
+    const pack = codeIndex.pack;
+    if (pack !== undefined) {
+      targets.push({
+        figure: '(i) pack fs/ XML, tokens and secrets known, 1 process / Repomix',
+        target: '≤ 0.5x (issue: 2 workers)',
+        measured: `${(pack.indexed.seconds / pack.repomix.seconds).toFixed(2)}x (${pack.indexed.seconds.toFixed(1)} s vs ${pack.repomix.seconds.toFixed(1)} s; cold ${pack.quarry.seconds.toFixed(1)} s)`,
+        met: pack.indexed.seconds <= 0.5 * pack.repomix.seconds,
+      });
+    }
+    if (codeIndex.whole !== undefined) {
+      targets.push({ figure: '(i) whole Linux tree packed, streamed: peak RSS', target: '< 500 MB', measured: `${codeIndex.whole.maxRssMB} MB (${codeIndex.whole.seconds.toFixed(0)} s)`, met: codeIndex.whole.maxRssMB < 500 });
+    }
   }
 
   if (targets.length) {

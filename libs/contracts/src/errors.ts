@@ -45,6 +45,11 @@ export const ERROR_KINDS = [
   'regex_invalid',
   'pattern_invalid',
   'search_timeout',
+  // code index
+  'symbol_invalid',
+  'symbol_not_found',
+  'style_unknown',
+  'budget_invalid',
   // tool plans
   'tool_unknown',
   'approval_required',
@@ -76,6 +81,7 @@ const HTTP_STATUS: Partial<Record<ErrorKind, number>> = {
   job_not_found: 404,
   root_not_found: 404,
   file_not_found: 404,
+  symbol_not_found: 404,
   job_not_cancellable: 409,
   job_not_retryable: 409,
   body_too_large: 413,

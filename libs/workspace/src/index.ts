@@ -13,7 +13,7 @@ export {
   type WorkspaceFile,
 } from './read-workspace-file';
 export { FileCache, DEFAULT_FILE_CACHE_BYTES, fileVersionOf, type CachedFile, type FileVersion, type FileCacheStats } from './file-cache';
-export { secretPathReason, redactSecrets, type Redaction } from './secrets';
+export { secretPathReason, redactSecrets, findSecrets, applySecretRedactions, type Redaction, type SecretFinding } from './secrets';
 export { suggestPaths, formatSuggestion, DEFAULT_SUGGESTION_LIMIT, type SuggestOptions } from './path-suggestions';
 export {
   listDirectory,

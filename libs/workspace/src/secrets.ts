@@ -77,12 +77,6 @@ export interface Redaction {
   offsets: number[];
 }
 
-interface Finding {
-  start: number;
-  end: number;
-  kind: string;
-}
-
 /**
  * A credential format: a linear-time pattern (RE2), and which part of a match is the secret.
  * `valueGroups` names the capture groups that hold the value (the first one that matched wins);
@@ -166,19 +160,46 @@ const SECRET_PATTERNS: readonly SecretPattern[] = [
 const PEM_BEGIN = '-----BEGIN ';
 const PEM_LABEL_END = 'PRIVATE KEY-----';
 
+/** One credential found in a text: where it is (UTF-16 offsets, end exclusive) and what it looks like. */
+export interface SecretFinding {
+  start: number;
+  end: number;
+  kind: string;
+}
+
 /**
- * Replaces what looks like a credential with `[REDACTED <kind>]`: PEM private key blocks, AWS
- * access key ids and secret keys, GitHub, Slack, Google and `sk-` API keys, JWTs, and values
- * assigned to password/secret/token/api-key names. Every pattern is RE2 (linear, whatever the
- * text) and all of them are found first, then applied once, so overlapping detections count once.
+ * Finds what looks like a credential: PEM private key blocks, AWS access key ids and secret keys,
+ * GitHub, Slack, Google and `sk-` API keys, JWTs, and values assigned to password/secret/token/
+ * api-key names. Every pattern is RE2 (linear, whatever the text); overlapping detections are
+ * merged into the first (longest at a start), so the findings are sorted and disjoint.
  */
-export function redactSecrets(text: string): Redaction {
+export function findSecrets(text: string): SecretFinding[] {
   const lower = text.toLowerCase();
   const applicable = SECRET_PATTERNS.filter((pattern) => pattern.literals.some((literal) => lower.includes(literal)));
   const findings = [...privateKeyBlocks(text), ...applicable.flatMap((pattern) => findAll(pattern, text))];
-  if (findings.length === 0) return { text, redactions: 0, kinds: {}, offsets: [] };
-
+  if (findings.length === 0) return findings;
   findings.sort((a, b) => a.start - b.start || b.end - a.end);
+  const disjoint: SecretFinding[] = [];
+  let cursor = 0;
+  for (const finding of findings) {
+    if (finding.start < cursor) continue;
+    disjoint.push(finding);
+    cursor = finding.end;
+  }
+  return disjoint;
+}
+
+/** Replaces what looks like a credential with `[REDACTED <kind>]` (what `findSecrets` finds). */
+export function redactSecrets(text: string): Redaction {
+  return applySecretRedactions(text, findSecrets(text));
+}
+
+/**
+ * Replaces sorted, disjoint findings (as `findSecrets` returns them, possibly stored earlier for
+ * the same text) with `[REDACTED <kind>]` markers.
+ */
+export function applySecretRedactions(text: string, findings: readonly SecretFinding[]): Redaction {
+  if (findings.length === 0) return { text, redactions: 0, kinds: {}, offsets: [] };
   const kinds: Record<string, number> = {};
   const offsets: number[] = [];
   let output = '';
@@ -194,8 +215,8 @@ export function redactSecrets(text: string): Redaction {
   return { text: output + text.slice(cursor), redactions: offsets.length, kinds, offsets };
 }
 
-function findAll(pattern: SecretPattern, text: string): Finding[] {
-  const findings: Finding[] = [];
+function findAll(pattern: SecretPattern, text: string): SecretFinding[] {
+  const findings: SecretFinding[] = [];
   pattern.regex.lastIndex = 0;
   for (let match = pattern.regex.exec(text); match !== null; match = pattern.regex.exec(text)) {
     const finding = locate(pattern, match);
@@ -206,7 +227,7 @@ function findAll(pattern: SecretPattern, text: string): Finding[] {
 }
 
 /** The secret's span: the whole match, or the value group, found from the end of the match it closes. */
-function locate(pattern: SecretPattern, match: RegExpExecArray): Finding | undefined {
+function locate(pattern: SecretPattern, match: RegExpExecArray): SecretFinding | undefined {
   if (pattern.valueGroups === undefined) return { start: match.index, end: match.index + match[0].length, kind: pattern.kind };
   const group = pattern.valueGroups.find((index) => match[index] !== undefined);
   if (group === undefined) return undefined;
@@ -222,8 +243,8 @@ function locate(pattern: SecretPattern, match: RegExpExecArray): Finding | undef
  * spanning many lines buys nothing here). A block with no end is redacted to the end of the text:
  * better to lose a tail than leak half a key.
  */
-function privateKeyBlocks(text: string): Finding[] {
-  const findings: Finding[] = [];
+function privateKeyBlocks(text: string): SecretFinding[] {
+  const findings: SecretFinding[] = [];
   for (let begin = text.indexOf(PEM_BEGIN); begin !== -1; begin = text.indexOf(PEM_BEGIN, begin + 1)) {
     const labelEnd = text.indexOf('-----', begin + PEM_BEGIN.length);
     if (labelEnd === -1) break;

@@ -1,0 +1,259 @@
+/**
+ * (i) The code index (libs/code-index) on Linux `fs/`, each figure next to its peer from the same run:
+ *
+ *   - symbol extraction MB/s in one process          vs universal-ctags on the same files
+ *   - tokenizer MB/s, o200k_base (gpt-tokenizer)     vs js-tiktoken, with per-file counts compared
+ *   - full BlobIndex MB/s and stored bytes per MB of source
+ *   - token totals                                   vs Repomix 1.18.1's per-file counts (fs/ and this repository)
+ *   - an XML pack of fs/ in one process              vs the Repomix CLI on the same file list: wall time, peak RSS
+ *   - the whole Linux tree packed, streamed          (Repomix gives up on it: string limit), peak RSS
+ *
+ * Every measurement runs in a fresh child process (bench/code-index-child.ts) so peak RSS is its own.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureLinuxTree, trackedFiles } from './linux-tree';
+
+const REPO_ROOT = path.resolve(__dirname, '..', '..');
+const CHILD = path.join(__dirname, 'code-index-child.js');
+const REPOMIX = path.join(REPO_ROOT, 'node_modules/repomix/bin/repomix.cjs');
+
+export const CODE_INDEX_PARTS = ['index', 'tokens', 'pack', 'whole'] as const;
+
+export interface CodeIndexBenchOptions {
+  quick?: boolean;
+  /** Which figures (default: all but `whole`): index = symbols, tokenizers, stored size; tokens = vs Repomix. */
+  parts?: readonly (typeof CODE_INDEX_PARTS)[number][];
+  /** Also pack the whole Linux tree (78k files, ~1.3 GB): minutes of CPU. */
+  wholeTree?: boolean;
+}
+
+interface Timed<T> {
+  result: T;
+  seconds: number;
+  maxRssMB?: number;
+}
+
+/** Runs a command under GNU time for its wall time and peak RSS (when /usr/bin/time exists). */
+function timed(command: string, args: string[], cwd: string, input?: string): Timed<string> {
+  const useTime = fs.existsSync('/usr/bin/time');
+  const started = performance.now();
+  const run = spawnSync(useTime ? '/usr/bin/time' : command, useTime ? ['-f', '\n@@time %e %M', command, ...args] : args, {
+    cwd,
+    input,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+  });
+  const seconds = (performance.now() - started) / 1000;
+  if (run.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${run.status}): ${run.stderr.slice(-2000)}`);
+  const time = /@@time ([\d.]+) (\d+)/.exec(run.stderr);
+  return { result: run.stdout, seconds, maxRssMB: time === null ? undefined : Math.round(Number(time[2]) / 1024) };
+}
+
+function child<T>(args: string[]): T {
+  const output = execFileSync(process.execPath, [CHILD, ...args], { encoding: 'utf8', maxBuffer: 1 << 28, cwd: REPO_ROOT });
+  return JSON.parse(output.trim().split('\n').pop()!) as T;
+}
+
+/** Repomix's per-file token counts, read from its `--token-count-tree` report. */
+export function parseTokenCountTree(output: string): Map<string, number> {
+  // eslint-disable-next-line no-control-regex
+  const lines = output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').split('\n');
+  const start = lines.findIndex((line) => line.includes('Token Count Tree'));
+  const counts = new Map<string, number>();
+  const directories: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    const match = /^((?:│ {3}| {4})*)(?:├── |└── )(.+?) \(([\d,]+) tokens\)\s*$/.exec(line);
+    if (match === null) {
+      if (counts.size > 0 && line.trim() === '') break;
+      continue;
+    }
+    const depth = match[1].length / 4;
+    const name = match[2];
+    directories.length = depth;
+    if (name.endsWith('/')) directories.push(name.slice(0, -1));
+    else counts.set([...directories, name].join('/'), Number(match[3].replaceAll(',', '')));
+  }
+  return counts;
+}
+
+interface IndexFigures {
+  files: number;
+  megabytes: number;
+  definitions: number;
+  warnings: number;
+  tokens: number;
+  symbolMBps: number;
+  tokenMBps: number;
+  indexMBps: number;
+  storedBytesPerMB: number;
+  gzippedBytesPerMB: number;
+  perFile: Record<string, number>;
+  maxRssMB: number;
+}
+
+interface TokenizeFigures {
+  implementation: string;
+  megabytes: number;
+  tokens: number;
+  perFile: number[];
+  MBps: number;
+  loadMs: number;
+  maxRssMB: number;
+}
+
+interface PackFigures {
+  files: number;
+  tokens: number;
+  bytes: number;
+  redactions: number;
+  seconds: number;
+  maxRssMB: number;
+}
+
+function writeList(files: readonly string[]): string {
+  const list = path.join(os.tmpdir(), `quarry-bench-list-${process.pid}-${Math.random().toString(36).slice(2)}.txt`);
+  fs.writeFileSync(list, `${files.join('\n')}\n`);
+  return list;
+}
+
+/** Quarry's token total against Repomix's on the same files (Repomix reads the list on stdin). */
+function compareTokens(label: string, root: string, files: readonly string[], ours: Record<string, number>) {
+  const out = path.join(os.tmpdir(), `quarry-bench-repomix-${process.pid}.xml`);
+  const run = timed(process.execPath, [REPOMIX, '--stdin', '--style', 'xml', '-o', out, '--token-count-tree', '--no-security-check'], root, `${files.join('\n')}\n`);
+  fs.rmSync(out, { force: true });
+  const theirs = parseTokenCountTree(run.result);
+  let quarry = 0;
+  let repomix = 0;
+  let common = 0;
+  let differing = 0;
+  for (const [file, count] of theirs) {
+    if (ours[file] === undefined) continue;
+    common++;
+    quarry += ours[file];
+    repomix += count;
+    if (ours[file] !== count) differing++;
+  }
+  const difference = repomix === 0 ? 0 : (quarry - repomix) / repomix;
+  console.log(
+    `  tokens, ${label}: Quarry ${quarry.toLocaleString('en-US')} vs Repomix ${repomix.toLocaleString('en-US')} on ${common} common files ` +
+      `(${(difference * 100).toFixed(3)}%; ${differing} files differ; Quarry indexed ${Object.keys(ours).length}, Repomix counted ${theirs.size})`,
+  );
+  return { label, quarry, repomix, common, differing, difference, quarryFiles: Object.keys(ours).length, repomixFiles: theirs.size };
+}
+
+interface Corpus {
+  linux: string;
+  sample: string[];
+  list: string;
+}
+
+/** Symbol extraction vs ctags, full index speed, stored size, the two tokenizers. */
+function measureIndex({ linux, sample, list }: Corpus) {
+  const cFiles = sample.filter((file) => /\.[ch]$/.test(file));
+  const index = child<IndexFigures>(['index', linux, list]);
+  const ctags = timed('ctags', ['--langmap=C:+.h', '-f', '/dev/null', '-L', '-'], linux, `${cFiles.join('\n')}\n`);
+  const cMegabytes = cFiles.reduce((sum, file) => sum + fs.statSync(path.join(linux, file)).size, 0) / 1e6;
+  console.log(`  symbol extraction, 1 process: ${index.symbolMBps.toFixed(2)} MB/s (${index.definitions.toLocaleString('en-US')} definitions, ${index.warnings} files without symbols)`);
+  console.log(`    peer: ctags on the ${cFiles.length} .c/.h files: ${(cMegabytes / ctags.seconds).toFixed(2)} MB/s (${ctags.seconds.toFixed(1)} s)`);
+  console.log(`  full BlobIndex (tokens + symbols + references + secrets): ${index.indexMBps.toFixed(2)} MB/s, peak RSS ${index.maxRssMB} MB with the corpus in memory`);
+  console.log(
+    `  stored index: ${Math.round(index.storedBytesPerMB).toLocaleString('en-US')} bytes per MB of source as compact JSON, ` +
+      `${Math.round(index.gzippedBytesPerMB).toLocaleString('en-US')} gzipped (encodeBlobIndex)`,
+  );
+  const gpt = child<TokenizeFigures>(['tokenize', linux, list, 'gpt-tokenizer']);
+  const jst = child<TokenizeFigures>(['tokenize', linux, list, 'js-tiktoken']);
+  const disagreements = gpt.perFile.filter((count, i) => count !== jst.perFile[i]).length;
+  console.log(`  tokenizer o200k_base: gpt-tokenizer ${gpt.MBps.toFixed(2)} MB/s (load ${Math.round(gpt.loadMs)} ms, RSS ${gpt.maxRssMB} MB)`);
+  console.log(`    peer: js-tiktoken ${jst.MBps.toFixed(2)} MB/s (load ${Math.round(jst.loadMs)} ms, RSS ${jst.maxRssMB} MB); per-file counts differ in ${disagreements} of ${gpt.perFile.length} files`);
+  return {
+    index: { ...index, perFile: undefined },
+    perFile: index.perFile,
+    ctags: { seconds: ctags.seconds, MBps: cMegabytes / ctags.seconds },
+    tokenizer: { gpt: { ...gpt, perFile: undefined }, jsTiktoken: { ...jst, perFile: undefined }, disagreements },
+  };
+}
+
+/** Token totals against Repomix's on Linux fs/ and on this repository. */
+function measureTokens({ linux, sample, list }: Corpus, fsTokens: Record<string, number> | undefined, temporary: string[]) {
+  const tokens = [compareTokens('Linux fs/', linux, sample, fsTokens ?? child<IndexFigures>(['index', linux, list]).perFile)];
+  const ownFiles = execFileSync('git', ['-C', REPO_ROOT, 'ls-files'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((file) => file !== '' && fs.statSync(path.join(REPO_ROOT, file), { throwIfNoEntry: false })?.isFile());
+  const ownList = writeList(ownFiles);
+  temporary.push(ownList);
+  tokens.push(compareTokens('this repository', REPO_ROOT, ownFiles, child<IndexFigures>(['index', REPO_ROOT, ownList]).perFile));
+  return tokens;
+}
+
+/** XML pack of fs/: Quarry cold, Quarry with tokens and secrets known, and the Repomix CLI. */
+function measurePack({ linux, sample, list }: Corpus, out: string) {
+  const quarry = child<PackFigures>(['pack', linux, list, out]);
+  const quarryBytes = fs.statSync(out).size;
+  const indexed = child<PackFigures>(['pack-indexed', linux, list, out]);
+  fs.rmSync(out, { force: true });
+  const repomixRun = timed(process.execPath, [REPOMIX, '--stdin', '--style', 'xml', '-o', out, '--quiet'], linux, `${sample.join('\n')}\n`);
+  const repomix = { seconds: repomixRun.seconds, maxRssMB: repomixRun.maxRssMB, bytes: fs.existsSync(out) ? fs.statSync(out).size : 0 };
+  fs.rmSync(out, { force: true });
+  console.log(
+    `  pack fs/ as XML, 1 process, nothing known before: Quarry ${quarry.seconds.toFixed(1)} s, peak RSS ${quarry.maxRssMB} MB, ` +
+      `${quarry.files} files, ${(quarryBytes / 1e6).toFixed(1)} MB, ${quarry.redactions} redactions`,
+  );
+  console.log(`  the same with tokens and secrets known (a pack job after a scan): ${indexed.seconds.toFixed(1)} s, peak RSS ${indexed.maxRssMB} MB`);
+  console.log(
+    `    peer: Repomix CLI ${repomix.seconds.toFixed(1)} s, peak RSS ${repomix.maxRssMB ?? '?'} MB, ${(repomix.bytes / 1e6).toFixed(1)} MB ` +
+      `(ratios ${(quarry.seconds / repomix.seconds).toFixed(2)}× and ${(indexed.seconds / repomix.seconds).toFixed(2)}×)`,
+  );
+  return { quarry, indexed, repomix };
+}
+
+/** The whole kernel, packed cold and streamed to a file: what Repomix cannot do. */
+function measureWholeTree(linux: string, out: string, temporary: string[]) {
+  const all = trackedFiles(linux, '.');
+  const allList = writeList(all);
+  temporary.push(allList);
+  const whole = child<PackFigures>(['pack', linux, allList, out]);
+  const bytes = fs.statSync(out).size;
+  fs.rmSync(out, { force: true });
+  console.log(`  pack the whole Linux tree (${all.length} files) streamed to a file, nothing known before: ${whole.seconds.toFixed(0)} s, ${(bytes / 1e9).toFixed(2)} GB, peak RSS ${whole.maxRssMB} MB`);
+  return whole;
+}
+
+export interface CodeIndexReport {
+  index?: ReturnType<typeof measureIndex>['index'];
+  ctags?: { seconds: number; MBps: number };
+  tokenizer?: ReturnType<typeof measureIndex>['tokenizer'];
+  tokens?: ReturnType<typeof compareTokens>[];
+  pack?: ReturnType<typeof measurePack>;
+  whole?: PackFigures;
+}
+
+export async function runCodeIndexBench(options: CodeIndexBenchOptions = {}): Promise<CodeIndexReport> {
+  const linux = ensureLinuxTree((line) => console.log(line));
+  const fsFiles = trackedFiles(linux, 'fs');
+  const sample = options.quick ? fsFiles.slice(0, 300) : fsFiles;
+  const corpus: Corpus = { linux, sample, list: writeList(sample) };
+  const temporary = [corpus.list];
+  const out = path.join(os.tmpdir(), `quarry-bench-pack-${process.pid}.xml`);
+  const parts = new Set(options.parts ?? CODE_INDEX_PARTS.filter((part) => part !== 'whole' || options.wholeTree));
+  const report: CodeIndexReport = {};
+  try {
+    console.log(`  corpus: Linux ${options.quick ? 'fs/ (first 300 files)' : 'fs/'} — ${sample.length} files`);
+    let fsTokens: Record<string, number> | undefined;
+    if (parts.has('index')) {
+      const measured = measureIndex(corpus);
+      fsTokens = measured.perFile;
+      Object.assign(report, { index: measured.index, ctags: measured.ctags, tokenizer: measured.tokenizer });
+    }
+    if (parts.has('tokens')) report.tokens = measureTokens(corpus, fsTokens, temporary);
+    if (parts.has('pack')) report.pack = measurePack(corpus, out);
+    if (parts.has('whole') && !options.quick) report.whole = measureWholeTree(linux, out, temporary);
+    return report;
+  } finally {
+    for (const file of temporary) fs.rmSync(file, { force: true });
+    fs.rmSync(out, { force: true });
+  }
+}

@@ -1,0 +1,14 @@
+export { TOKEN_ENCODINGS, DEFAULT_TOKEN_ENCODING, countTokens, tokenCounter, isTokenEncoding, type TokenEncoding, type TokenCounter } from './tokens/token-counter';
+export { SYMBOL_KINDS, type SymbolKind, type Definition, type IndexWarning } from './symbols/symbol-types';
+export { SymbolExtractor, DEFAULT_MAX_SYMBOL_BYTES, DEFAULT_PARSE_TIMEOUT_MS, type ExtractedSymbols, type CompressedSource, type SymbolExtractorOptions } from './symbols/symbol-extractor';
+export { SYMBOL_LANGUAGES } from './symbols/language-specs';
+export { BlobIndexer, decodeText, type BlobIndex, type BlobInput, type BlobSecret, type BlobIndexerOptions } from './index/blob-index';
+export { summarizeCodeIndex, type CodeIndexSummary, type SummarySource } from './index/code-index-summary';
+export { toCompactBlobIndex, fromCompactBlobIndex, encodeBlobIndex, decodeBlobIndex, type CompactBlobIndex } from './index/blob-index-codec';
+export { SymbolTable, parseSymbolQuery, MAX_SYMBOL_LENGTH, DEFAULT_MATCH_LIMIT, type SymbolMatch, type SymbolQuery, type SymbolSource } from './lookup/symbol-table';
+export { buildRepoMap, validateBudget, MAX_MAP_TOKENS, type MapFile, type RepoMap, type RepoMapFile, type RepoMapOptions } from './map/repo-map';
+export { pageRank, type WeightedEdge, type PageRankOptions } from './map/page-rank';
+export { writePack, MAX_PACK_TOKENS, type PackFile, type PackOptions, type PackResult } from './pack/write-pack';
+export { PACK_STYLES, type PackStyle } from './pack/pack-styles';
+export { compilePathFilter, type PathTest, type PathFilterOptions } from './pack/path-filter';
+export { streamSink, StringSink, type PackSink } from './pack/sinks';

@@ -1,0 +1,134 @@
+import { findSecrets } from '@quarry/workspace';
+import { DEFAULT_TOKEN_ENCODING, TokenEncoding, tokenCounter } from '../tokens/token-counter';
+import { SymbolExtractor, SymbolExtractorOptions } from '../symbols/symbol-extractor';
+import type { Definition, IndexWarning } from '../symbols/symbol-types';
+
+/** A credential found in a blob: what `pack` and mentions redact. Offsets are UTF-16, end exclusive. */
+export interface BlobSecret {
+  kind: string;
+  /** 1-based line where it starts. */
+  line: number;
+  start: number;
+  end: number;
+}
+
+/**
+ * Everything the code index knows about one blob (one file content, whatever its path or commit).
+ * It depends only on the content, the path's extension and the language, so it is computed once
+ * per blob id and reused by every commit that has the blob.
+ */
+export interface BlobIndex {
+  encoding: TokenEncoding;
+  /** Tokens of the whole text (0 for binary content). */
+  tokens: number;
+  bytes: number;
+  lines: number;
+  binary: boolean;
+  language?: string;
+  /** `parsed` (the grammar ran), `unsupported` (no grammar: no symbols, not an error), `failed`/`skipped` (see warnings). */
+  symbols: 'parsed' | 'unsupported' | 'failed' | 'skipped';
+  definitions: Definition[];
+  /** Names used (not defined) in the blob, with counts, sorted by name. */
+  references: [name: string, count: number][];
+  secrets: BlobSecret[];
+  warnings: IndexWarning[];
+}
+
+export interface BlobInput {
+  /** Root-relative POSIX path: its extension picks TypeScript or TSX. */
+  path: string;
+  /** Quarry's language name (`languageOf` in @quarry/workspace); undefined or unknown → no symbols. */
+  language?: string;
+  content: string | Uint8Array;
+}
+
+export interface BlobIndexerOptions extends SymbolExtractorOptions {
+  encoding?: TokenEncoding;
+}
+
+/** git's rule: a NUL in the first 8,000 bytes makes a file binary. */
+const BINARY_PROBE_BYTES = 8000;
+const decoder = new TextDecoder('utf-8');
+
+/**
+ * Indexes blobs: `await BlobIndexer.create()` once per process or worker thread (it loads the
+ * grammars and the tokenizer), then `index(input)` is a pure, synchronous function of its input.
+ */
+export class BlobIndexer {
+  readonly encoding: TokenEncoding;
+  private readonly countTokens: (text: string) => number;
+
+  private constructor(
+    private readonly extractor: SymbolExtractor,
+    encoding: TokenEncoding,
+  ) {
+    this.encoding = encoding;
+    this.countTokens = tokenCounter(encoding);
+  }
+
+  static async create(options: BlobIndexerOptions = {}): Promise<BlobIndexer> {
+    return new BlobIndexer(await SymbolExtractor.create(options), options.encoding ?? DEFAULT_TOKEN_ENCODING);
+  }
+
+  /** The symbol extractor this indexer uses (for `compress` in pack). */
+  get symbols(): SymbolExtractor {
+    return this.extractor;
+  }
+
+  index(input: BlobInput): BlobIndex {
+    const bytes = typeof input.content === 'string' ? Buffer.byteLength(input.content) : input.content.byteLength;
+    if (typeof input.content !== 'string' && isBinary(input.content)) {
+      return { encoding: this.encoding, tokens: 0, bytes, lines: 0, binary: true, language: input.language, symbols: 'unsupported', definitions: [], references: [], secrets: [], warnings: [] };
+    }
+    const text = typeof input.content === 'string' ? stripBom(input.content) : decodeText(input.content);
+    const symbols = this.extractor.extract(input.path, input.language, text);
+    return {
+      encoding: this.encoding,
+      tokens: this.countTokens(text),
+      bytes,
+      lines: countLines(text),
+      binary: false,
+      language: input.language,
+      symbols: symbols.status,
+      definitions: symbols.definitions,
+      references: [...symbols.references].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+      secrets: secretsOf(text),
+      warnings: symbols.warnings,
+    };
+  }
+}
+
+/** UTF-8 (invalid sequences become U+FFFD), without a byte-order mark: the text an LLM is given. */
+export function decodeText(content: Uint8Array): string {
+  return stripBom(decoder.decode(content));
+}
+
+function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function isBinary(content: Uint8Array): boolean {
+  return content.subarray(0, BINARY_PROBE_BYTES).includes(0);
+}
+
+/** Lines as editors count them: a final line without a newline still counts. */
+function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  let lines = 0;
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) lines++;
+  return text.endsWith('\n') ? lines : lines + 1;
+}
+
+function secretsOf(text: string): BlobSecret[] {
+  const findings = findSecrets(text);
+  if (findings.length === 0) return [];
+  const secrets: BlobSecret[] = [];
+  let line = 1;
+  let cursor = 0;
+  for (const finding of findings) {
+    for (let index = text.indexOf('\n', cursor); index !== -1 && index < finding.start; index = text.indexOf('\n', index + 1)) line++;
+    cursor = finding.start;
+    secrets.push({ kind: finding.kind, line, start: finding.start, end: finding.end });
+  }
+  return secrets;
+}
