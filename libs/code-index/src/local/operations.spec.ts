@@ -142,3 +142,20 @@ describe('validateCodeIndexInput', () => {
     expect(() => validateCodeIndexInput('symbols', { name: 'Server.start', path: 'src/**' })).not.toThrow();
   });
 });
+
+describe('packTree with the tree already indexed', () => {
+  it('reuses the index\'s tokens, findings and binary flags: the same document as a cold pack', async () => {
+    const cold = new StringSink();
+    const fresh = new CodeIndexCache({ indexer: () => cache.blobIndexer() });
+    const coldResult = await packTree(root, { style: 'xml', compress: false, encoding: 'o200k_base' }, cold, { cache: fresh });
+    const listing = await listLocalTree(root);
+    expect(listing.entries.every((entry) => fresh.known(root, entry) === undefined)).toBe(true);
+    await fresh.tree(root);
+    expect(listing.entries.every((entry) => fresh.known(root, entry) !== undefined)).toBe(true);
+    expect(fresh.known('/another/root', listing.entries[0])).toBeUndefined();
+    const warm = new StringSink();
+    const warmResult = await packTree(root, { style: 'xml', compress: false, encoding: 'o200k_base' }, warm, { cache: fresh });
+    expect(warm.toString()).toBe(cold.toString());
+    expect(warmResult).toEqual(coldResult);
+  });
+});

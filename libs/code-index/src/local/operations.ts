@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { JobInput, JobProgress, JobResult } from '@quarry/contracts';
 import { QuarryError } from '@quarry/contracts';
 import { languageOf } from '@quarry/workspace';
-import { decodeText } from '../index/blob-index';
+import { decodeText, type BlobIndex } from '../index/blob-index';
 import { parseSymbolQuery } from '../lookup/symbol-table';
 import { buildRepoMap, validateBudget } from '../map/repo-map';
 import { packLayout } from '../pack/pack-styles';
@@ -135,7 +135,7 @@ export type PackTreeResult = Omit<JobResult<'pack'>, 'artifact' | 'durationMs'>;
 export async function packTree(root: string, input: PackInput, sink: PackSink, options: PackTreeOptions): Promise<PackTreeResult> {
   validateCodeIndexInput('pack', input as Record<string, unknown>);
   const listing = await listLocalTree(root, { signal: options.signal });
-  const files = await packFilesOf(listing.entries, options.signal);
+  const files = await packFilesOf(listing.entries, (entry) => options.cache.known(root, entry), options.signal);
   const encoding = (input.encoding ?? DEFAULT_TOKEN_ENCODING) as TokenEncoding;
   const symbols = input.compress ? (await options.cache.blobIndexer()).symbols : undefined;
   const totals = new TokenTotalsBuilder(encoding);
@@ -177,8 +177,12 @@ export async function packTree(root: string, input: PackInput, sink: PackSink, o
   };
 }
 
-/** Pack's view of the tree: each file with its size, language and whether it is binary (git's rule: a NUL in the first 8,000 bytes). */
-async function packFilesOf(entries: readonly TreeEntry[], signal?: AbortSignal): Promise<PackFile[]> {
+/**
+ * Pack's view of the tree: each file with its size, language and whether it is binary (git's rule:
+ * a NUL in the first 8,000 bytes). A file the code index already holds at this version brings its
+ * tokens and credential findings, so the pack neither counts nor searches it again.
+ */
+async function packFilesOf(entries: readonly TreeEntry[], known: (entry: TreeEntry) => BlobIndex | undefined, signal?: AbortSignal): Promise<PackFile[]> {
   const files: PackFile[] = new Array(entries.length);
   let next = 0;
   const probe = async () => {
@@ -186,13 +190,19 @@ async function packFilesOf(entries: readonly TreeEntry[], signal?: AbortSignal):
       const index = next++;
       if (index % 1024 === 0) signal?.throwIfAborted();
       const entry = entries[index];
+      const read = async () => decodeText(await entry.read());
+      const indexed = known(entry);
+      if (indexed !== undefined) {
+        files[index] = { path: entry.path, language: languageOf(entry.path), bytes: entry.bytes, binary: indexed.binary, tokens: indexed.tokens, encoding: indexed.encoding, secrets: indexed.secrets, read };
+        continue;
+      }
       let binary = false;
       try {
         binary = entry.bytes > 0 && (await entry.head(BINARY_PROBE_BYTES)).includes(0);
       } catch {
         binary = true; // unreadable now: nothing to pack
       }
-      files[index] = { path: entry.path, language: languageOf(entry.path), bytes: entry.bytes, binary, read: async () => decodeText(await entry.read()) };
+      files[index] = { path: entry.path, language: languageOf(entry.path), bytes: entry.bytes, binary, read };
     }
   };
   await Promise.all(Array.from({ length: 32 }, probe));

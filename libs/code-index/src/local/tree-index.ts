@@ -105,7 +105,7 @@ export class CodeIndexCache {
         await yieldToEventLoop();
         sliceStarted = performance.now();
       }
-      const index = await this.indexEntry(indexer, entry);
+      const index = await this.indexEntry(indexer, root, entry);
       if (index !== undefined) files.push({ path: entry.path, index });
     }
     options.onProgress?.({ stage: 'indexed', done: total, total, message: `${files.length} files` });
@@ -119,8 +119,16 @@ export class CodeIndexCache {
     };
   }
 
-  private async indexEntry(indexer: BlobIndexer, entry: TreeEntry): Promise<BlobIndex | undefined> {
-    const key = `${entry.path}\0${entry.version}`;
+  /**
+   * The index of one file of the tree under `root` if this cache holds it for the file's current
+   * version (a pack reuses its tokens, secrets and binary flag instead of finding them again).
+   */
+  known(root: string, entry: TreeEntry): BlobIndex | undefined {
+    return this.blobs.get(blobKey(root, entry));
+  }
+
+  private async indexEntry(indexer: BlobIndexer, root: string, entry: TreeEntry): Promise<BlobIndex | undefined> {
+    const key = blobKey(root, entry);
     const cached = this.blobs.get(key);
     if (cached !== undefined) {
       this.blobs.delete(key);
@@ -138,6 +146,11 @@ export class CodeIndexCache {
     while (this.blobs.size > this.maxBlobs) this.blobs.delete(this.blobs.keys().next().value as string);
     return index;
   }
+}
+
+/** (root, path, version) today; the blob id once trees come from snapshots. */
+function blobKey(root: string, entry: TreeEntry): string {
+  return `${root}\0${entry.path}\0${entry.version}`;
 }
 
 let shared: CodeIndexCache | undefined;
