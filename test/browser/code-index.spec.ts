@@ -33,7 +33,7 @@ describe('the symbols, map and pack views', () => {
     const page = await openPage(stack.url);
     await openForm(page, 'Symbols');
     await page.getByLabel('Repository path').fill(root);
-    await page.getByLabel('Symbol').fill('Server.start');
+    await page.getByLabel('Symbol', { exact: true }).fill('Server.start');
     const id = await startJob(page, 'Symbols');
     await page.locator(`.detail[data-job-id="${id}"][data-status="succeeded"]`).waitFor({ timeout: 30_000 });
     const row = page.locator('[data-result="symbols"] tr[data-symbol="Server.start"]');

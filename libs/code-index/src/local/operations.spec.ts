@@ -18,6 +18,7 @@ beforeAll(async () => {
         'src/db.ts': 'export class Database {\n  query(sql: string) {\n    return sql;\n  }\n}\nexport function connect(): Database {\n  return new Database();\n}\n',
         'src/app.ts': 'import { connect } from "./db";\nconst db = connect();\ndb.query("select 1");\n',
         'src/util.go': 'package src\n\nfunc Helper() int {\n\treturn 1\n}\n',
+        'lib/config.ts': 'export const githubToken = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";\n',
         'docs/readme.md': '# Readme\n',
         'keys/server.pem': '-----BEGIN PRIVATE KEY-----\n',
         'blob.bin': Buffer.from([1, 2, 0, 3]),
@@ -31,7 +32,7 @@ afterAll(() => removeTempTree(root));
 describe('listLocalTree', () => {
   it('lists files sorted, leaves credential files out, and changes state when a file changes', async () => {
     const before = await listLocalTree(root);
-    expect(before.entries.map((entry) => entry.path)).toEqual(['blob.bin', 'docs/readme.md', 'src/app.ts', 'src/db.ts', 'src/util.go']);
+    expect(before.entries.map((entry) => entry.path)).toEqual(['blob.bin', 'docs/readme.md', 'lib/config.ts', 'src/app.ts', 'src/db.ts', 'src/util.go']);
     expect(before.secretFiles).toBe(1);
     expect((await listLocalTree(root)).state).toBe(before.state);
     fs.writeFileSync(path.join(root, 'docs/new.md'), 'x\n');
@@ -48,14 +49,15 @@ describe('findSymbols', () => {
     const tree = await cache.tree(root);
     const all = findSymbols(tree, { limit: 1000 });
     expect(all.definitions.map((row) => `${row.path}:${row.line} ${row.kind} ${row.name}`)).toEqual([
+      'lib/config.ts:1 constant githubToken',
       'src/app.ts:2 constant db',
       'src/db.ts:1 class Database',
       'src/db.ts:2 method query',
       'src/db.ts:6 function connect',
       'src/util.go:3 function Helper',
     ]);
-    expect(all).toMatchObject({ total: 5, truncated: false, files: 3 });
-    expect(findSymbols(tree, { limit: 2 })).toMatchObject({ total: 5, truncated: true });
+    expect(all).toMatchObject({ total: 6, truncated: false, files: 4 });
+    expect(findSymbols(tree, { limit: 2 })).toMatchObject({ total: 6, truncated: true });
     expect(findSymbols(tree, { path: '**/*.go', limit: 10 }).definitions.map((row) => row.name)).toEqual(['Helper']);
   });
 
@@ -68,6 +70,20 @@ describe('findSymbols', () => {
   });
 });
 
+describe('credentials in signatures', () => {
+  it('are redacted in the symbol list, a lookup and the map', async () => {
+    const tree = await cache.tree(root);
+    const secret = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+    const listed = findSymbols(tree, { path: 'lib/**', limit: 10 }).definitions[0];
+    expect(listed.signature).not.toContain(secret);
+    expect(listed.signature).toContain('[REDACTED');
+    expect(findSymbols(tree, { name: 'githubToken', limit: 10 }).definitions[0].signature).not.toContain(secret);
+    const map = mapTree(tree, { tokens: 10_000, encoding: 'o200k_base' });
+    expect(map.text).toContain('githubToken');
+    expect(map.text).not.toContain(secret);
+  });
+});
+
 describe('mapTree', () => {
   it('reads focus entries as files when the tree has them and as symbols otherwise', async () => {
     const tree = await cache.tree(root);
@@ -77,7 +93,7 @@ describe('mapTree', () => {
     expect(map.text.split('\n')[0]).toBe('src/util.go'); // the focused symbol's file ranks first
     const textFiles = tree.files.filter((file) => !file.index.binary);
     expect(map.repository.total).toBe(textFiles.reduce((sum, file) => sum + file.index.tokens, 0));
-    expect(map.repository.byDirectory.map((row) => row.path)).toEqual(['src', 'docs']);
+    expect(map.repository.byDirectory.map((row) => row.path)).toEqual(['src', 'lib', 'docs']);
   });
 
   it('refuses a focus entry that is neither a file nor a name', async () => {
@@ -90,7 +106,7 @@ describe('packTree', () => {
   it('packs text files with totals per language and directory; binary and credential files stay out', async () => {
     const sink = new StringSink();
     const result = await packTree(root, { style: 'plain', compress: false, encoding: 'o200k_base' }, sink, { cache });
-    expect(result).toMatchObject({ files: 4, skipped: { binary: 1, filtered: 0, secretFiles: 1 } });
+    expect(result).toMatchObject({ files: 5, redactions: 1, skipped: { binary: 1, filtered: 0, secretFiles: 1 } });
     expect(result.totals.total).toBe(result.tokens);
     expect(result.totals.byLanguage.map((row) => row.language).sort()).toEqual(['Go', 'Markdown', 'TypeScript']);
     expect(result.totals.largestFiles[0].path).toBe('src/db.ts');

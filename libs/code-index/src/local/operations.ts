@@ -3,7 +3,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { JobInput, JobProgress, JobResult } from '@quarry/contracts';
 import { QuarryError } from '@quarry/contracts';
-import { languageOf } from '@quarry/workspace';
+import { languageOf, redactSecrets } from '@quarry/workspace';
 import { decodeText, type BlobIndex } from '../index/blob-index';
 import { parseSymbolQuery } from '../lookup/symbol-table';
 import { buildRepoMap, validateBudget } from '../map/repo-map';
@@ -14,7 +14,7 @@ import { MAX_PACK_TOKENS, writePack, type PackFile } from '../pack/write-pack';
 import type { Definition } from '../symbols/symbol-types';
 import { DEFAULT_TOKEN_ENCODING, type TokenEncoding } from '../tokens/token-counter';
 import { listLocalTree, type TreeEntry } from './local-tree';
-import type { CodeIndexCache, IndexedTree } from './tree-index';
+import type { CodeIndexCache, IndexedFile, IndexedTree } from './tree-index';
 
 type SymbolsInput = Omit<JobInput<'symbols'>, 'root'>;
 type MapInput = Omit<JobInput<'map'>, 'root'>;
@@ -58,16 +58,30 @@ export function findSymbols(tree: IndexedTree, input: SymbolsInput): JobResult<'
         suggestion: `It is defined in ${[...new Set(matches.map((match) => match.path))].slice(0, 5).join(', ')}; widen or drop the path filter.`,
       });
     }
-    rows = kept.map((match) => ({ path: match.path, ...match.definition, references: match.references }));
+    const withSecrets = new Set(tree.files.filter((file) => file.index.secrets.length > 0).map((file) => file.path));
+    rows = kept.map((match) => ({ path: match.path, ...(withSecrets.has(match.path) ? redactSignature(match.definition) : match.definition), references: match.references }));
   } else {
     rows = [];
     for (const file of tree.files) {
       if (test !== undefined && !test(file.path)) continue;
-      for (const definition of file.index.definitions) rows.push({ path: file.path, ...definition });
+      for (const definition of definitionsWithoutSecrets(file)) rows.push({ path: file.path, ...definition });
     }
   }
   const files = new Set(rows.map((row) => row.path)).size;
   return { definitions: rows.slice(0, limit).map(definitionRow), total: rows.length, truncated: rows.length > limit, files };
+}
+
+/**
+ * A file's definitions with credentials redacted from their signatures: a constant's signature is
+ * its whole line (`token = "ghp_…"`), and the map and the symbol list must not carry it out.
+ */
+function definitionsWithoutSecrets(file: IndexedFile): readonly Definition[] {
+  return file.index.secrets.length === 0 ? file.index.definitions : file.index.definitions.map(redactSignature);
+}
+
+function redactSignature(definition: Definition): Definition {
+  const redacted = redactSecrets(definition.signature);
+  return redacted.redactions === 0 ? definition : { ...definition, signature: redacted.text };
 }
 
 function definitionRow(row: Definition & { path: string; references?: number }): JobResult<'symbols'>['definitions'][number] {
@@ -99,7 +113,7 @@ export function mapTree(tree: IndexedTree, input: MapInput): JobResult<'map'> {
     else focusSymbols.push(parseSymbolQuery(entry).name);
   }
   const map = buildRepoMap(
-    tree.files.map((file) => ({ path: file.path, definitions: file.index.definitions, references: file.index.references })),
+    tree.files.map((file) => ({ path: file.path, definitions: definitionsWithoutSecrets(file), references: file.index.references })),
     { maxTokens: input.tokens ?? 2048, focusPaths, focusSymbols, encoding },
   );
   const totals = new TokenTotalsBuilder(tree.files[0]?.index.encoding ?? DEFAULT_TOKEN_ENCODING);

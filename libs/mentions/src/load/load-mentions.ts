@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { isQuarryError, QuarryError, type JobProgress } from '@quarry/contracts';
 import { formatMatches, searchWorkspace } from '@quarry/search';
 import {
-  DEFAULT_MAX_FILE_BYTES, FileCache, listDirectory, readWorkspaceFile, resolveInsideRoot, type DirectoryListing, type ResolvedPath,
+  DEFAULT_MAX_FILE_BYTES, FileCache, listDirectory, readWorkspaceFile, redactSecrets, resolveInsideRoot, type DirectoryListing, type ResolvedPath,
 } from '@quarry/workspace';
 import { sharedCodeIndexCache, type CodeIndexCache, type IndexedTree } from '@quarry/code-index';
 import type { ContextBlock, MentionOutcome, SymbolDefinitionBlock } from '../augment';
@@ -269,7 +269,10 @@ async function loadSymbol(mention: SymbolMention, context: LoadContext): Promise
       ...(file.redactions ? { redactions: file.redactions } : {}),
     });
   }
-  const others = matches.slice(SYMBOL_DEFINITIONS_SHOWN).map((match) => ({ path: match.path, line: match.definition.line, kind: match.definition.kind, signature: match.definition.signature }));
+  // A constant's signature is its whole line: credentials in it are redacted like file contents.
+  const others = matches
+    .slice(SYMBOL_DEFINITIONS_SHOWN)
+    .map((match) => ({ path: match.path, line: match.definition.line, kind: match.definition.kind, signature: redactSecrets(match.definition.signature).text }));
   const redactions = definitions.reduce((sum, definition) => sum + (definition.redactions ?? 0), 0);
   return {
     kind: 'symbol',

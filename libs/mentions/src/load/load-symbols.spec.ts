@@ -102,6 +102,22 @@ describe('@symbol: mentions', () => {
     expect(result.augmentedPrompt).toContain('1 secret redacted');
   });
 
+  it('redacts credentials in the signatures of the matches it only lists', async () => {
+    const many = fs.realpathSync(
+      await makeTempTree(
+        Object.fromEntries(Array.from({ length: 7 }, (_, index) => [`c${index}.ts`, `export const apiToken = "ghp_${String(index).repeat(36)}";\n`])),
+        'quarry-symbols-secrets-',
+      ),
+    );
+    try {
+      const result = await expandMentions({ prompt: '@symbol:apiToken' }, { root: many, codeIndex: cache });
+      expect(result.augmentedPrompt).toContain('── also defined (2) ──');
+      expect(result.augmentedPrompt).not.toMatch(/ghp_\d{36}/);
+    } finally {
+      await removeTempTree(many);
+    }
+  });
+
   it('fails with symbol_not_found and a did-you-mean from the symbol table', async () => {
     const result = await expand('@symbol:Sever and @symbol:Server.stop');
     expect(result.mentions.map((entry) => entry.status)).toEqual(['failed', 'failed']);
