@@ -31,6 +31,12 @@ export interface CodeIndexCacheOptions {
   maxTrees?: number;
   /** Per-file indexes kept across tree states, so an edit re-indexes one file (default 200,000). */
   maxBlobs?: number;
+  /**
+   * Memory the kept indexes may take, estimated from their names, signatures and counts (default
+   * 384 MiB): past it the least recently used files and trees are dropped, and a tree larger than
+   * this on its own is answered from but not kept (the Linux kernel's index is several GB).
+   */
+  maxBytes?: number;
   /** The indexer, created on first use (grammars and tokenizer load once per cache). */
   indexer?: () => Promise<BlobIndexer>;
 }
@@ -53,15 +59,20 @@ export function indexBlob(indexer: BlobIndexer, filePath: string, content: Uint8
 export class CodeIndexCache {
   private readonly maxTrees: number;
   private readonly maxBlobs: number;
+  private readonly maxBytes: number;
   private readonly makeIndexer: () => Promise<BlobIndexer>;
   private indexer?: Promise<BlobIndexer>;
   /** Most recently used last. */
   private readonly trees = new Map<string, Promise<IndexedTree>>();
-  private readonly blobs = new Map<string, BlobIndex>();
+  /** Estimated bytes of each built tree's indexes, by tree key. */
+  private readonly treeBytes = new Map<string, number>();
+  private readonly blobs = new Map<string, { index: BlobIndex; bytes: number }>();
+  private blobBytes = 0;
 
   constructor(options: CodeIndexCacheOptions = {}) {
     this.maxTrees = Math.max(1, options.maxTrees ?? 4);
     this.maxBlobs = Math.max(1, options.maxBlobs ?? 200_000);
+    this.maxBytes = Math.max(1, options.maxBytes ?? 384 * 1024 * 1024);
     this.makeIndexer = options.indexer ?? (() => BlobIndexer.create());
   }
 
@@ -83,14 +94,31 @@ export class CodeIndexCache {
     }
     const building = this.build(root, listing, options);
     this.trees.set(key, building);
-    building.catch(() => this.trees.get(key) === building && this.trees.delete(key));
-    while (this.trees.size > this.maxTrees) this.trees.delete(this.trees.keys().next().value as string);
+    building.then(
+      (tree) => {
+        if (this.trees.get(key) !== building) return;
+        this.treeBytes.set(key, tree.files.reduce((sum, file) => sum + estimateBytes(file.index), 0));
+        this.evictTrees();
+      },
+      () => this.trees.get(key) === building && this.trees.delete(key),
+    );
+    this.evictTrees();
     return building;
   }
 
-  /** Trees and per-file indexes held. */
-  stats(): { trees: number; blobs: number } {
-    return { trees: this.trees.size, blobs: this.blobs.size };
+  /** Trees and per-file indexes held, and the estimated bytes of the per-file indexes. */
+  stats(): { trees: number; blobs: number; bytes: number } {
+    return { trees: this.trees.size, blobs: this.blobs.size, bytes: this.blobBytes };
+  }
+
+  /** Least recently used trees out while there are too many or they hold too much (a tree still building counts 0). */
+  private evictTrees(): void {
+    const held = () => [...this.trees.keys()].reduce((sum, key) => sum + (this.treeBytes.get(key) ?? 0), 0);
+    while (this.trees.size > 0 && (this.trees.size > this.maxTrees || held() > this.maxBytes)) {
+      const oldest = this.trees.keys().next().value as string;
+      this.trees.delete(oldest);
+      this.treeBytes.delete(oldest);
+    }
   }
 
   private async build(root: string, listing: TreeListing, options: TreeIndexOptions): Promise<IndexedTree> {
@@ -124,7 +152,7 @@ export class CodeIndexCache {
    * version (a pack reuses its tokens, secrets and binary flag instead of finding them again).
    */
   known(root: string, entry: TreeEntry): BlobIndex | undefined {
-    return this.blobs.get(blobKey(root, entry));
+    return this.blobs.get(blobKey(root, entry))?.index;
   }
 
   private async indexEntry(indexer: BlobIndexer, root: string, entry: TreeEntry): Promise<BlobIndex | undefined> {
@@ -133,7 +161,7 @@ export class CodeIndexCache {
     if (cached !== undefined) {
       this.blobs.delete(key);
       this.blobs.set(key, cached);
-      return cached;
+      return cached.index;
     }
     let content: Buffer;
     try {
@@ -142,10 +170,27 @@ export class CodeIndexCache {
       return undefined; // gone or unreadable since it was listed
     }
     const index = indexBlob(indexer, entry.path, content);
-    this.blobs.set(key, index);
-    while (this.blobs.size > this.maxBlobs) this.blobs.delete(this.blobs.keys().next().value as string);
+    const bytes = estimateBytes(index);
+    this.blobs.set(key, { index, bytes });
+    this.blobBytes += bytes;
+    while (this.blobs.size > this.maxBlobs || (this.blobBytes > this.maxBytes && this.blobs.size > 0)) {
+      const oldest = this.blobs.keys().next().value as string;
+      this.blobBytes -= this.blobs.get(oldest)!.bytes;
+      this.blobs.delete(oldest);
+    }
     return index;
   }
+}
+
+/**
+ * What a BlobIndex takes on the heap, roughly: V8 strings (2 bytes a character for the worst case,
+ * plus headers), arrays and objects. Close enough to bound a cache, not to account for it.
+ */
+function estimateBytes(index: BlobIndex): number {
+  let bytes = 200;
+  for (const definition of index.definitions) bytes += 120 + 2 * (definition.name.length + definition.signature.length + (definition.container?.length ?? 0));
+  for (const [name] of index.references) bytes += 60 + 2 * name.length;
+  return bytes + 80 * (index.secrets.length + index.warnings.length);
 }
 
 /** (root, path, version) today; the blob id once trees come from snapshots. */

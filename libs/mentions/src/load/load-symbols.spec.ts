@@ -130,7 +130,7 @@ describe('@symbol: mentions', () => {
     const fresh = new CodeIndexCache();
     const result = await expandMentions({ prompt: '@symbol:"(a+)+$"' }, { root, codeIndex: fresh });
     expect(result.mentions[0]).toMatchObject({ status: 'failed', error: { kind: 'symbol_invalid' } });
-    expect(fresh.stats()).toEqual({ trees: 0, blobs: 0 });
+    expect(fresh.stats()).toEqual({ trees: 0, blobs: 0, bytes: 0 });
   });
 
   it('indexes a tree once per state: later mentions reuse it, an edit re-indexes only that file', async () => {
@@ -167,6 +167,21 @@ describe('@symbol: mentions', () => {
     } finally {
       await removeTempTree(other);
     }
+  });
+
+  it('keeps no more than maxBytes of indexes: a tree too large on its own is answered from, not kept', async () => {
+    const tiny = new CodeIndexCache({ maxBytes: 2_000, indexer: () => cache.blobIndexer() });
+    const tree = await tiny.tree(root);
+    expect(tree.symbolTable().lookup('Server.start')).toHaveLength(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    const stats = tiny.stats();
+    expect(stats.trees).toBe(0);
+    expect(stats.bytes).toBeLessThanOrEqual(2_000);
+    expect(stats.blobs).toBeLessThan(tree.files.length);
+    const roomy = new CodeIndexCache({ indexer: () => cache.blobIndexer() });
+    await roomy.tree(root);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(roomy.stats()).toMatchObject({ trees: 1, blobs: tree.files.length });
   });
 
   it('never indexes credential files', async () => {
