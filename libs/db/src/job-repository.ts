@@ -11,6 +11,7 @@ import {
 } from '@quarry/contracts';
 import type { Pool } from 'pg';
 import { Prisma, PrismaClient } from './prisma-client';
+import { JobWriteBatcher } from './job-write-batcher';
 
 type JobRow = {
   id: string;
@@ -62,10 +63,14 @@ export class JobRepository {
    * by id) go straight to the node-postgres pool Prisma itself uses, which costs a third of the CPU
    * per statement and is what bounds jobs per second on a small machine.
    */
+  private readonly writes: JobWriteBatcher;
+
   constructor(
     private readonly prisma: PrismaClient,
     private readonly pool: Pool,
-  ) {}
+  ) {
+    this.writes = new JobWriteBatcher(pool);
+  }
 
   async create(params: {
     kind: JobKind;
@@ -140,38 +145,23 @@ export class JobRepository {
    * (cancelled, already finished, deleted): the worker then drops its queue copy.
    */
   async claim(id: string, attempt: number): Promise<ClaimedJob | null> {
-    const { rows } = await this.pool.query<ClaimedJob>(
-      `WITH claimed AS (
-         UPDATE jobs SET status = 'running', attempts = $2, started_at = COALESCE(started_at, now()), updated_at = now()
-         WHERE id = $1::uuid AND status IN ('queued', 'running')
-         RETURNING id, kind, input, owner_id
-       ), logged AS (
-         INSERT INTO job_events (job_id, type, data) SELECT id, 'started', $3::jsonb FROM claimed
-       )
-       SELECT id, kind::text AS kind, input, owner_id AS "ownerId" FROM claimed`,
-      [id, attempt, json({ attempt })],
-    );
-    return rows[0] ?? null;
+    if (!isUuid(id)) return null;
+    return (await this.writes.claim(id.toLowerCase(), attempt)) as ClaimedJob | null;
   }
 
-  /** Latest progress of a running job (the history keeps a sample of it). */
+  /**
+   * Latest progress of a running job; `keepInHistory` also appends it to the history. Group
+   * committed with other jobs' claims, progress and completions (see JobWriteBatcher).
+   */
   async recordProgress(id: string, progress: JobProgress, keepInHistory: boolean): Promise<void> {
-    const update = `UPDATE jobs SET progress = $2::jsonb, updated_at = now() WHERE id = $1::uuid AND status = 'running'`;
-    await this.pool.query(
-      keepInHistory
-        ? `WITH updated AS (${update} RETURNING id) INSERT INTO job_events (job_id, type, data) SELECT id, 'progress', $2::jsonb FROM updated`
-        : update,
-      [id, json(progress)],
-    );
+    if (!isUuid(id)) return;
+    await this.writes.progress(id.toLowerCase(), json(progress), keepInHistory);
   }
 
   /** running → succeeded with the result. False when another run (or a cancel) got there first. */
-  complete(id: string, result: unknown): Promise<boolean> {
-    return this.transition(id, ['running'], 'succeeded', 'completed', null, {
-      result: json(result),
-      error: null,
-      finishedAt: true,
-    });
+  async complete(id: string, result: unknown): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    return this.writes.complete(id.toLowerCase(), json(result));
   }
 
   /** queued|running → failed, keeping the error. */

@@ -1,0 +1,164 @@
+import type { Pool } from 'pg';
+
+/** A claimed row as the batch statement returns it (JobRepository types `kind`). */
+export interface ClaimedRow {
+  id: string;
+  kind: string;
+  input: unknown;
+  ownerId: string | null;
+}
+
+type Op =
+  | { type: 'claim'; id: string; attempt: number; resolve: (job: ClaimedRow | null) => void; reject: (error: unknown) => void }
+  | { type: 'complete'; id: string; result: string; resolve: (written: boolean) => void; reject: (error: unknown) => void }
+  | { type: 'progress'; id: string; progress: string; sample: boolean; resolve: () => void; reject: (error: unknown) => void };
+
+export interface JobWriteBatcherOptions {
+  /** Most operations in one statement. */
+  maxBatch: number;
+  /**
+   * How long a batch may wait for company when nothing is being written. 0 = the next turn of the
+   * event loop: a lone job pays no delay, and under load the batch is whatever queued up while the
+   * previous statement was committing (group commit).
+   */
+  windowMs: number;
+}
+
+/**
+ * Group commit for the writes every job makes on a worker: claims, completions and progress.
+ * Operations queue up while a statement is in flight and the next statement carries all of them —
+ * one round trip and one commit (one WAL flush) for however many jobs, instead of one per job.
+ *
+ * Each operation keeps its own guard (claim only from queued|running, complete and progress only
+ * while running), so the batch changes nothing about what may happen to a job; its history event
+ * is written in the same statement as the change it records. A job appears at most once per
+ * statement (a second operation on the same job waits for the next one), so two changes to one row
+ * never meet in one statement and a job's events keep their order.
+ */
+export class JobWriteBatcher {
+  private queue: Op[] = [];
+  private inFlight = false;
+  private scheduled = false;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly options: JobWriteBatcherOptions = { maxBatch: 500, windowMs: 0 },
+  ) {}
+
+  claim(id: string, attempt: number): Promise<ClaimedRow | null> {
+    return new Promise((resolve, reject) => this.push({ type: 'claim', id, attempt, resolve, reject }));
+  }
+
+  complete(id: string, result: string): Promise<boolean> {
+    return new Promise((resolve, reject) => this.push({ type: 'complete', id, result, resolve, reject }));
+  }
+
+  progress(id: string, progress: string, sample: boolean): Promise<void> {
+    return new Promise((resolve, reject) => this.push({ type: 'progress', id, progress, sample, resolve, reject }));
+  }
+
+  /** Resolves once everything queued so far is written (or has failed). */
+  async drain(): Promise<void> {
+    while (this.queue.length > 0 || this.inFlight) await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+
+  private push(op: Op): void {
+    this.queue.push(op);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.inFlight || this.scheduled || this.queue.length === 0) return;
+    this.scheduled = true;
+    const run = () => {
+      this.scheduled = false;
+      void this.flush();
+    };
+    if (this.options.windowMs > 0) setTimeout(run, this.options.windowMs);
+    else setImmediate(run);
+  }
+
+  private async flush(): Promise<void> {
+    if (this.inFlight || this.queue.length === 0) return;
+    const batch: Op[] = [];
+    const rest: Op[] = [];
+    const ids = new Set<string>();
+    for (const op of this.queue) {
+      if (batch.length < this.options.maxBatch && !ids.has(op.id)) {
+        ids.add(op.id);
+        batch.push(op);
+      } else rest.push(op);
+    }
+    this.queue = rest;
+    this.inFlight = true;
+    try {
+      await this.write(batch).catch(async (error: unknown) => {
+        if (batch.length === 1) throw error;
+        // One bad value (say a result jsonb refuses) must not fail its neighbours: write each
+        // operation alone, so only the one at fault fails. When Postgres is away they all fail fast.
+        await Promise.all(batch.map((op) => this.write([op]).catch((alone: unknown) => op.reject(alone))));
+      });
+    } catch (error) {
+      for (const op of batch) op.reject(error);
+    } finally {
+      this.inFlight = false;
+      this.schedule();
+    }
+  }
+
+  private async write(batch: Op[]): Promise<void> {
+    const claims = batch.filter((op): op is Extract<Op, { type: 'claim' }> => op.type === 'claim');
+    const completes = batch.filter((op): op is Extract<Op, { type: 'complete' }> => op.type === 'complete');
+    const progress = batch.filter((op): op is Extract<Op, { type: 'progress' }> => op.type === 'progress');
+    // Arrays of text travel as Postgres arrays; the JSON values are cast per element.
+    const { rows } = await this.pool.query<{ op: string; id: string; kind: string | null; input: unknown; ownerId: string | null }>(
+      `WITH claim_in AS (
+         SELECT * FROM unnest($1::uuid[], $2::int[]) AS t(id, attempt)
+       ), claimed AS (
+         UPDATE jobs j SET status = 'running', attempts = i.attempt, started_at = COALESCE(j.started_at, now()), updated_at = now()
+           FROM claim_in i
+          WHERE j.id = i.id AND j.status IN ('queued', 'running')
+         RETURNING j.id, j.kind, j.input, j.owner_id, i.attempt
+       ), done_in AS (
+         SELECT * FROM unnest($3::uuid[], $4::text[]) AS t(id, result)
+       ), done AS (
+         UPDATE jobs j SET status = 'succeeded', result = i.result::jsonb, error = NULL, finished_at = now(), updated_at = now()
+           FROM done_in i
+          WHERE j.id = i.id AND j.status = 'running'
+         RETURNING j.id
+       ), progress_in AS (
+         SELECT * FROM unnest($5::uuid[], $6::text[], $7::boolean[]) AS t(id, progress, sample)
+       ), progressed AS (
+         UPDATE jobs j SET progress = i.progress::jsonb, updated_at = now()
+           FROM progress_in i
+          WHERE j.id = i.id AND j.status = 'running'
+         RETURNING j.id, i.progress, i.sample
+       ), logged AS (
+         INSERT INTO job_events (job_id, type, data)
+         SELECT id, 'started', jsonb_build_object('attempt', attempt) FROM claimed
+         UNION ALL SELECT id, 'completed', 'null'::jsonb FROM done
+         UNION ALL SELECT id, 'progress', progress::jsonb FROM progressed WHERE sample
+       )
+       SELECT 'claim' AS op, id::text AS id, kind::text AS kind, input, owner_id::text AS "ownerId" FROM claimed
+       UNION ALL SELECT 'complete', id::text, NULL, NULL, NULL FROM done`,
+      [
+        claims.map((op) => op.id),
+        claims.map((op) => op.attempt),
+        completes.map((op) => op.id),
+        completes.map((op) => op.result),
+        progress.map((op) => op.id),
+        progress.map((op) => op.progress),
+        progress.map((op) => op.sample),
+      ],
+    );
+    const claimed = new Map<string, ClaimedRow>();
+    const completed = new Set<string>();
+    for (const row of rows) {
+      if (row.op === 'claim') claimed.set(row.id, { id: row.id, kind: row.kind as string, input: row.input, ownerId: row.ownerId });
+      else completed.add(row.id);
+    }
+    for (const op of claims) op.resolve(claimed.get(op.id) ?? null);
+    for (const op of completes) op.resolve(completed.has(op.id));
+    for (const op of progress) op.resolve();
+  }
+}
