@@ -96,6 +96,39 @@ export class JobRepository {
     return toView(rows[0]);
   }
 
+  /**
+   * Several rows and their first events in one statement (one round trip, one commit). Returns
+   * the jobs in the order given.
+   */
+  async createMany(
+    items: Array<{ kind: JobKind; input: unknown; ownerId?: string | null; id?: string; queuePrefix?: string }>,
+  ): Promise<JobView[]> {
+    if (items.length === 0) return [];
+    const records = items.map((item, ord) => ({
+      ord,
+      id: item.id ?? randomUUID(),
+      kind: item.kind,
+      input: item.input ?? null,
+      owner_id: item.ownerId ?? null,
+      queue_prefix: item.queuePrefix ?? 'quarry',
+    }));
+    const { rows } = await this.pool.query<JobRow>(
+      `WITH input AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(id uuid, kind text, input jsonb, owner_id uuid, queue_prefix text, ord int)
+       ), job AS (
+         INSERT INTO jobs (id, kind, input, owner_id, queue_prefix, updated_at)
+         SELECT id, kind::"JobKind", input, owner_id, queue_prefix, now() FROM input ORDER BY ord
+         RETURNING *
+       ), logged AS (
+         INSERT INTO job_events (job_id, type) SELECT id, 'queued' FROM job
+       )
+       SELECT ${JOB_COLUMNS} FROM job`,
+      [JSON.stringify(records)],
+    );
+    const byId = new Map(rows.map((row) => [row.id, toView(row)]));
+    return records.map((record) => byId.get(record.id) as JobView);
+  }
+
   async find(id: string): Promise<JobView | null> {
     if (!isUuid(id)) return null;
     const { rows } = await this.pool.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1::uuid`, [id]);
