@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { JOB_KINDS } from './job-kinds';
 import { JOB_STATUSES } from './job-status';
 import { jobProgressSchema } from './progress';
-import { QuarryErrorBody, quarryErrorSchema } from './errors';
+import { type QuarryErrorBody, quarryErrorSchema } from './errors';
 
 /** POST /v1/jobs body. The input is validated against the kind's own schema afterwards. */
 export const submitJobSchema = z.object({
