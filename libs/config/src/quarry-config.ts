@@ -25,6 +25,7 @@ const envSchema = z.object({
   QUARRY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   QUARRY_JOB_LOCK_MS: positiveInt(30_000),
   QUARRY_STALLED_INTERVAL_MS: positiveInt(30_000),
+  QUARRY_MAX_STALLED_COUNT: z.coerce.number().int().min(0).max(100).default(1),
   QUARRY_RECONCILE_INTERVAL_MS: positiveInt(60_000),
   QUARRY_RECONCILE_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
   QUARRY_SHUTDOWN_TIMEOUT_MS: positiveInt(30_000),
@@ -60,6 +61,8 @@ export interface QuarryConfig {
   logLevel: z.infer<typeof envSchema>['QUARRY_LOG_LEVEL'];
   jobLockMs: number;
   stalledIntervalMs: number;
+  /** How many times a job may lose its worker (crash, kill -9) and be run again before it fails as job_stalled. */
+  maxStalledCount: number;
   reconcileIntervalMs: number;
   reconcileGraceMs: number;
   shutdownTimeoutMs: number;
@@ -119,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     logLevel: e.QUARRY_LOG_LEVEL,
     jobLockMs: e.QUARRY_JOB_LOCK_MS,
     stalledIntervalMs: e.QUARRY_STALLED_INTERVAL_MS,
+    maxStalledCount: e.QUARRY_MAX_STALLED_COUNT,
     reconcileIntervalMs: e.QUARRY_RECONCILE_INTERVAL_MS,
     reconcileGraceMs: e.QUARRY_RECONCILE_GRACE_MS,
     shutdownTimeoutMs: e.QUARRY_SHUTDOWN_TIMEOUT_MS,
