@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { io } from 'socket.io-client';
@@ -76,6 +77,8 @@ describe('faults: processes, Redis and Postgres die; nothing accepted is lost or
   let gateway: ChildHandle;
   const group = new ProcessGroup();
   const workers: ChildHandle[] = [];
+  /** Key A's secret, once the key test has created it (the load test after it needs a key). */
+  let keyA: string | undefined;
 
   const env = (extra: Record<string, string> = {}) => ({
     QUARRY_DATABASE_URL: pg.url,
@@ -370,6 +373,7 @@ describe('faults: processes, Redis and Postgres die; nothing accepted is lost or
         }
       }),
     );
+    keyA = keys[0];
     const [a, b] = keys.map((secret) => ({ authorization: `Bearer ${secret}` }));
     // The gateway caches "are keys configured?" for two seconds.
     const accepted = await waitUntil(
@@ -397,4 +401,51 @@ describe('faults: processes, Redis and Postgres die; nothing accepted is lost or
     socket.disconnect();
     expect((await request(url(), 'GET', `/v1/jobs/${done}`, undefined, a)).status).toBe(200);
   }, 60_000);
+
+  it('500 socket clients subscribed while 10,000 jobs are queued: GET /v1/jobs/:id p99 < 200 ms, gateway memory bounded', async () => {
+    expect(keyA).toBeDefined();
+    const auth = { authorization: `Bearer ${keyA}` };
+    for (const worker of workers) if (worker.alive) await killWorker(worker);
+    const rssBefore = rssMiB(gateway.pid);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const answer = await request(url(), 'POST', '/v1/jobs/batch', { jobs: Array.from({ length: 500 }, () => ({ kind: 'scan', input: { root } })) }, auth);
+      expect(answer.status).toBe(202);
+      ids.push(...answer.body.items.map((item: { job: JobView }) => item.job.id));
+    }
+    expect(ids).toHaveLength(10_000);
+    const sockets = await Promise.all(
+      Array.from({ length: 500 }, async (_, i) => {
+        const socket = io(`${url()}/events`, { transports: ['websocket'], reconnection: false, auth: { token: keyA }, forceNew: true });
+        await waitUntil(async () => (socket.connected ? true : undefined), 30_000, `socket ${i} connected`);
+        const ack = await new Promise<SubscribeAck>((resolve) => socket.emit('subscribe', { jobId: ids[i * 20] }, resolve));
+        expect(ack.ok).toBe(true);
+        return socket;
+      }),
+    );
+    try {
+      const samples: number[] = [];
+      for (let i = 0; i < 300; i++) {
+        const started = performance.now();
+        const answer = await request(url(), 'GET', `/v1/jobs/${ids[(i * 37) % ids.length]}`, undefined, auth);
+        samples.push(performance.now() - started);
+        expect(answer.status).toBe(200);
+      }
+      samples.sort((x, y) => x - y);
+      const p99 = samples[Math.floor(samples.length * 0.99) - 1];
+      const rssAfter = rssMiB(gateway.pid);
+      console.log(`load: GET /v1/jobs/:id p50 ${samples[150].toFixed(1)} ms, p99 ${p99.toFixed(1)} ms; gateway RSS ${rssBefore} → ${rssAfter} MiB with 500 sockets, 10,000 queued`);
+      expect(p99).toBeLessThan(200);
+      expect(rssAfter - rssBefore).toBeLessThan(300);
+      expect(sockets.every((socket) => socket.connected)).toBe(true);
+    } finally {
+      for (const socket of sockets) socket.disconnect();
+    }
+  }, 120_000);
 });
+
+/** Resident memory of a process, in MiB (Linux /proc). */
+function rssMiB(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}

@@ -82,8 +82,9 @@ export class JobRepository {
   }): Promise<JobView> {
     const id = params.id ?? randomUUID();
     // One statement, one round trip: the row and its first event, atomically (no BEGIN/COMMIT).
-    const { rows } = await this.pool.query<JobRow>(
-      `WITH job AS (
+    const { rows } = await this.pool.query<JobRow>({
+      name: 'quarry-job-create',
+      text: `WITH job AS (
          INSERT INTO jobs (id, kind, input, owner_id, parent_id, queue_prefix, updated_at)
          VALUES ($1::uuid, $2::"JobKind", $3::jsonb, $4::uuid, $5::uuid, $6, now())
          RETURNING *
@@ -91,8 +92,8 @@ export class JobRepository {
          INSERT INTO job_events (job_id, type) SELECT id, 'queued' FROM job
        )
        SELECT ${JOB_COLUMNS} FROM job`,
-      [id, params.kind, json(params.input), params.ownerId ?? null, params.parentId ?? null, params.queuePrefix ?? 'quarry'],
-    );
+      values: [id, params.kind, json(params.input), params.ownerId ?? null, params.parentId ?? null, params.queuePrefix ?? 'quarry'],
+    });
     return toView(rows[0]);
   }
 
@@ -112,8 +113,9 @@ export class JobRepository {
       owner_id: item.ownerId ?? null,
       queue_prefix: item.queuePrefix ?? 'quarry',
     }));
-    const { rows } = await this.pool.query<JobRow>(
-      `WITH input AS (
+    const { rows } = await this.pool.query<JobRow>({
+      name: 'quarry-job-create-many',
+      text: `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(id uuid, kind text, input jsonb, owner_id uuid, queue_prefix text, ord int)
        ), job AS (
          INSERT INTO jobs (id, kind, input, owner_id, queue_prefix, updated_at)
@@ -123,30 +125,35 @@ export class JobRepository {
          INSERT INTO job_events (job_id, type) SELECT id, 'queued' FROM job
        )
        SELECT ${JOB_COLUMNS} FROM job`,
-      [JSON.stringify(records)],
-    );
+      values: [JSON.stringify(records)],
+    });
     const byId = new Map(rows.map((row) => [row.id, toView(row)]));
     return records.map((record) => byId.get(record.id) as JobView);
   }
 
   async find(id: string): Promise<JobView | null> {
     if (!isUuid(id)) return null;
-    const { rows } = await this.pool.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1::uuid`, [id]);
+    const { rows } = await this.pool.query<JobRow>({ name: 'quarry-job-find', text: `SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1::uuid`, values: [id] });
     return rows[0] ? toView(rows[0]) : null;
   }
 
   async ownerOf(id: string): Promise<{ exists: boolean; ownerId: string | null }> {
     if (!isUuid(id)) return { exists: false, ownerId: null };
-    const { rows } = await this.pool.query<{ ownerId: string | null }>('SELECT owner_id AS "ownerId" FROM jobs WHERE id = $1::uuid', [id]);
+    const { rows } = await this.pool.query<{ ownerId: string | null }>({
+      name: 'quarry-job-owner',
+      text: 'SELECT owner_id AS "ownerId" FROM jobs WHERE id = $1::uuid',
+      values: [id],
+    });
     return { exists: rows.length > 0, ownerId: rows[0]?.ownerId ?? null };
   }
 
   async history(id: string, limit = 500): Promise<JobEventView[]> {
     if (!isUuid(id)) return [];
-    const { rows } = await this.pool.query<{ at: Date; type: string; data: unknown }>(
-      'SELECT at, type, data FROM job_events WHERE job_id = $1::uuid ORDER BY id ASC LIMIT $2',
-      [id, limit],
-    );
+    const { rows } = await this.pool.query<{ at: Date; type: string; data: unknown }>({
+      name: 'quarry-job-history',
+      text: 'SELECT at, type, data FROM job_events WHERE job_id = $1::uuid ORDER BY id ASC LIMIT $2',
+      values: [id, limit],
+    });
     return rows.map((event) => ({ at: event.at.toISOString(), type: event.type, data: event.data ?? null }));
   }
 

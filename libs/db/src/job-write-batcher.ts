@@ -17,8 +17,8 @@ export interface JobWriteBatcherOptions {
   /** Most operations in one statement. */
   maxBatch: number;
   /**
-   * How long a batch may wait for company when nothing is being written. 0 = the next turn of the
-   * event loop: a lone job pays no delay, and under load the batch is whatever queued up while the
+   * How long a batch may wait for company when nothing is being written. 0 = none (right after
+   * the current callbacks): a lone job pays no delay, and under load the batch is whatever queued up while the
    * previous statement was committing (group commit).
    */
   windowMs: number;
@@ -74,8 +74,10 @@ export class JobWriteBatcher {
       this.scheduled = false;
       void this.flush();
     };
+    // Idle: right after the current turn's callbacks (a lone job waits for nothing). Busy: the
+    // operations wait for the statement in flight, which is what makes the batches.
     if (this.options.windowMs > 0) setTimeout(run, this.options.windowMs);
-    else setImmediate(run);
+    else queueMicrotask(run);
   }
 
   private async flush(): Promise<void> {
@@ -110,47 +112,49 @@ export class JobWriteBatcher {
     const claims = batch.filter((op): op is Extract<Op, { type: 'claim' }> => op.type === 'claim');
     const completes = batch.filter((op): op is Extract<Op, { type: 'complete' }> => op.type === 'complete');
     const progress = batch.filter((op): op is Extract<Op, { type: 'progress' }> => op.type === 'progress');
-    // Arrays of text travel as Postgres arrays; the JSON values are cast per element.
-    const { rows } = await this.pool.query<{ op: string; id: string; kind: string | null; input: unknown; ownerId: string | null }>(
-      `WITH claim_in AS (
-         SELECT * FROM unnest($1::uuid[], $2::int[]) AS t(id, attempt)
-       ), claimed AS (
+    // Only the parts this batch needs, as a named statement: Postgres parses and plans each of the
+    // seven shapes once per connection, not once per batch.
+    const shape = (claims.length ? 'c' : '') + (completes.length ? 'd' : '') + (progress.length ? 'p' : '');
+    const values: unknown[] = [];
+    const param = (value: unknown) => `$${values.push(value)}`;
+    const ctes: string[] = [];
+    const events: string[] = [];
+    const selects: string[] = [];
+    if (claims.length) {
+      ctes.push(`claimed AS (
          UPDATE jobs j SET status = 'running', attempts = i.attempt, started_at = COALESCE(j.started_at, now()), updated_at = now()
-           FROM claim_in i
+           FROM unnest(${param(claims.map((op) => op.id))}::uuid[], ${param(claims.map((op) => op.attempt))}::int[]) AS i(id, attempt)
           WHERE j.id = i.id AND j.status IN ('queued', 'running')
-         RETURNING j.id, j.kind, j.input, j.owner_id, i.attempt
-       ), done_in AS (
-         SELECT * FROM unnest($3::uuid[], $4::text[]) AS t(id, result)
-       ), done AS (
+         RETURNING j.id, j.kind, j.input, j.owner_id, i.attempt)`);
+      events.push(`SELECT id, 'started', jsonb_build_object('attempt', attempt) FROM claimed`);
+      selects.push(`SELECT 'claim' AS op, id::text AS id, kind::text AS kind, input, owner_id::text AS "ownerId" FROM claimed`);
+    }
+    if (completes.length) {
+      ctes.push(`done AS (
          UPDATE jobs j SET status = 'succeeded', result = i.result::jsonb, error = NULL, finished_at = now(), updated_at = now()
-           FROM done_in i
+           FROM unnest(${param(completes.map((op) => op.id))}::uuid[], ${param(completes.map((op) => op.result))}::text[]) AS i(id, result)
           WHERE j.id = i.id AND j.status = 'running'
-         RETURNING j.id
-       ), progress_in AS (
-         SELECT * FROM unnest($5::uuid[], $6::text[], $7::boolean[]) AS t(id, progress, sample)
-       ), progressed AS (
+         RETURNING j.id)`);
+      events.push(`SELECT id, 'completed', 'null'::jsonb FROM done`);
+      selects.push(`SELECT 'complete' AS op, id::text AS id, NULL AS kind, NULL::jsonb AS input, NULL AS "ownerId" FROM done`);
+    }
+    if (progress.length) {
+      ctes.push(`progressed AS (
          UPDATE jobs j SET progress = i.progress::jsonb, updated_at = now()
-           FROM progress_in i
+           FROM unnest(${param(progress.map((op) => op.id))}::uuid[], ${param(progress.map((op) => op.progress))}::text[], ${param(progress.map((op) => op.sample))}::boolean[]) AS i(id, progress, sample)
           WHERE j.id = i.id AND j.status = 'running'
-         RETURNING j.id, i.progress, i.sample
-       ), logged AS (
-         INSERT INTO job_events (job_id, type, data)
-         SELECT id, 'started', jsonb_build_object('attempt', attempt) FROM claimed
-         UNION ALL SELECT id, 'completed', 'null'::jsonb FROM done
-         UNION ALL SELECT id, 'progress', progress::jsonb FROM progressed WHERE sample
-       )
-       SELECT 'claim' AS op, id::text AS id, kind::text AS kind, input, owner_id::text AS "ownerId" FROM claimed
-       UNION ALL SELECT 'complete', id::text, NULL, NULL, NULL FROM done`,
-      [
-        claims.map((op) => op.id),
-        claims.map((op) => op.attempt),
-        completes.map((op) => op.id),
-        completes.map((op) => op.result),
-        progress.map((op) => op.id),
-        progress.map((op) => op.progress),
-        progress.map((op) => op.sample),
-      ],
-    );
+         RETURNING j.id, i.progress, i.sample)`);
+      events.push(`SELECT id, 'progress', progress::jsonb FROM progressed WHERE sample`);
+      selects.push(`SELECT 'progress' AS op, NULL AS id, NULL AS kind, NULL::jsonb AS input, NULL AS "ownerId" WHERE false`);
+    }
+    const text = `WITH ${ctes.join(',\n')},
+       logged AS (INSERT INTO job_events (job_id, type, data) ${events.join(' UNION ALL ')})
+       ${selects.join(' UNION ALL ')}`;
+    const { rows } = await this.pool.query<{ op: string; id: string; kind: string | null; input: unknown; ownerId: string | null }>({
+      name: `quarry-job-writes-${shape}`,
+      text,
+      values,
+    });
     const claimed = new Map<string, ClaimedRow>();
     const completed = new Set<string>();
     for (const row of rows) {
