@@ -52,6 +52,18 @@ describe('POST /v1/jobs/batch', () => {
     expect((await queue.getJob(ids[0]))?.id).toBe(ids[0]);
   });
 
+  it('stores concurrent single submissions together (group commit) and each is still its own job', async () => {
+    const answers = await Promise.all(Array.from({ length: 40 }, () => stack.submit('scan', { root })));
+    expect(answers.every((answer) => answer.status === 202)).toBe(true);
+    const ids = answers.map((answer) => answer.body.id as string);
+    expect(new Set(ids).size).toBe(40);
+    for (const id of ids) {
+      const job = await stack.waitForStatus(id, ['succeeded', 'failed']);
+      expect(job).toMatchObject({ status: 'succeeded', result: { files: 2 } });
+      expect((await stack.jobs.history(id)).map((event) => event.type)).toEqual(['queued', 'started', 'completed']);
+    }
+  });
+
   it('refuses a batch over the configured limit with a typed 413, storing nothing', async () => {
     const before = await stack.prisma.job.count();
     const response = await batch(Array.from({ length: 6 }, () => ({ kind: 'scan', input: { root } })));

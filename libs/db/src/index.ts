@@ -7,3 +7,4 @@ export * from './project-root';
 export * from './db.module';
 export * from './llm-answer-repository';
 export * from './job-write-batcher';
+export * from './group-commit';

@@ -20,7 +20,7 @@ import {
   isQuarryError,
 } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig, Logger } from '@quarry/config';
-import { JobRepository } from '@quarry/db';
+import { GroupCommit, JobRepository } from '@quarry/db';
 import { cancelChannel, enqueue, enqueueMany, withTimeout } from '@quarry/queue';
 import { Principal, ownerFilter, ownerIdOf } from '../auth/principal';
 import { QueueRegistry } from '../queues/queues.module';
@@ -30,9 +30,21 @@ import { JobEventsEmitter } from '../events/job-events.emitter';
 
 const ENQUEUE_TIMEOUT_MS = 2_000;
 
+type NewJob = { kind: JobKind; input: Record<string, unknown>; ownerId: string | null; queuePrefix: string };
+
 /** Submitting, reading, cancelling and retrying jobs. Postgres first, the queue after commit. */
 @Injectable()
 export class JobsService {
+  /**
+   * Single submissions that arrive together (concurrent POSTs, an agent's parallel MCP tool calls)
+   * share one multi-row insert and one addBulk per kind, like a batch; a lone one waits for nothing.
+   */
+  private readonly submissions = new GroupCommit<NewJob, JobView>(async (items) => {
+    const jobs = await this.jobs.createMany(items);
+    await this.enqueueAllCommitted(jobs);
+    return jobs;
+  });
+
   constructor(
     @Inject(QUARRY_CONFIG) private readonly config: QuarryConfig,
     @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
@@ -44,9 +56,7 @@ export class JobsService {
 
   async submit(body: unknown, principal: Principal): Promise<JobView> {
     const { kind, input } = await this.admit(body, 'body');
-    const job = await this.jobs.create({ kind, input, ownerId: ownerIdOf(principal), queuePrefix: this.config.queuePrefix });
-    await this.enqueueCommitted(job);
-    return job;
+    return this.submissions.submit({ kind, input, ownerId: ownerIdOf(principal), queuePrefix: this.config.queuePrefix });
   }
 
   /**
