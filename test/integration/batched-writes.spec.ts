@@ -90,7 +90,7 @@ describe('batched job writes (group commit)', () => {
   });
 
   it('waits for a window when asked to, and drains', async () => {
-    const batcher = new JobWriteBatcher(database.pool, { maxBatch: 2, windowMs: 5 });
+    const batcher = new JobWriteBatcher(database.pool, { maxBatch: 2, windowMs: 5, maxInFlight: 1 });
     const created = await create(5);
     const claims = created.map((job) => batcher.claim(job.id, 1));
     await batcher.drain();

@@ -22,6 +22,12 @@ export interface JobWriteBatcherOptions {
    * previous statement was committing (group commit).
    */
   windowMs: number;
+  /**
+   * Statements in flight at once. One (the default) makes the largest batches and the fewest
+   * commits; two cut a job's wait under load but cost Postgres more (measured: no gain in jobs/s on
+   * two cores). Never two statements for one job: its next operation waits.
+   */
+  maxInFlight: number;
 }
 
 /**
@@ -31,18 +37,20 @@ export interface JobWriteBatcherOptions {
  *
  * Each operation keeps its own guard (claim only from queued|running, complete and progress only
  * while running), so the batch changes nothing about what may happen to a job; its history event
- * is written in the same statement as the change it records. A job appears at most once per
- * statement (a second operation on the same job waits for the next one), so two changes to one row
- * never meet in one statement and a job's events keep their order.
+ * is written in the same statement as the change it records. A job appears in at most one
+ * statement in flight (a second operation on the same job waits for the first to be written), so
+ * two changes to one row never meet or race, and a job's events keep their order.
  */
 export class JobWriteBatcher {
   private queue: Op[] = [];
-  private inFlight = false;
+  private inFlight = 0;
+  /** Jobs with an operation in a statement in flight: their next operation waits for it. */
+  private readonly writing = new Set<string>();
   private scheduled = false;
 
   constructor(
     private readonly pool: Pool,
-    private readonly options: JobWriteBatcherOptions = { maxBatch: 500, windowMs: 0 },
+    private readonly options: JobWriteBatcherOptions = { maxBatch: 500, windowMs: 0, maxInFlight: 1 },
   ) {}
 
   claim(id: string, attempt: number): Promise<ClaimedRow | null> {
@@ -59,7 +67,7 @@ export class JobWriteBatcher {
 
   /** Resolves once everything queued so far is written (or has failed). */
   async drain(): Promise<void> {
-    while (this.queue.length > 0 || this.inFlight) await new Promise((resolve) => setTimeout(resolve, 1));
+    while (this.queue.length > 0 || this.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 1));
   }
 
   private push(op: Op): void {
@@ -68,7 +76,7 @@ export class JobWriteBatcher {
   }
 
   private schedule(): void {
-    if (this.inFlight || this.scheduled || this.queue.length === 0) return;
+    if (this.inFlight >= this.options.maxInFlight || this.scheduled || this.queue.length === 0) return;
     this.scheduled = true;
     const run = () => {
       this.scheduled = false;
@@ -81,18 +89,20 @@ export class JobWriteBatcher {
   }
 
   private async flush(): Promise<void> {
-    if (this.inFlight || this.queue.length === 0) return;
+    if (this.inFlight >= this.options.maxInFlight || this.queue.length === 0) return;
     const batch: Op[] = [];
     const rest: Op[] = [];
     const ids = new Set<string>();
     for (const op of this.queue) {
-      if (batch.length < this.options.maxBatch && !ids.has(op.id)) {
+      if (batch.length < this.options.maxBatch && !ids.has(op.id) && !this.writing.has(op.id)) {
         ids.add(op.id);
         batch.push(op);
       } else rest.push(op);
     }
     this.queue = rest;
-    this.inFlight = true;
+    if (batch.length === 0) return; // everything queued waits for a job already being written
+    for (const id of ids) this.writing.add(id);
+    this.inFlight++;
     try {
       await this.write(batch).catch(async (error: unknown) => {
         if (batch.length === 1) throw error;
@@ -103,7 +113,8 @@ export class JobWriteBatcher {
     } catch (error) {
       for (const op of batch) op.reject(error);
     } finally {
-      this.inFlight = false;
+      for (const id of ids) this.writing.delete(id);
+      this.inFlight--;
       this.schedule();
     }
   }
