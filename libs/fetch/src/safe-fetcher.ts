@@ -210,7 +210,7 @@ export class SafeFetcher {
       } catch {
         throw new QuarryError('url_invalid', `${url.href} redirects (${outcome.status}) to "${outcome.location.slice(0, 200)}", which is not a valid URL.`, { permanent: true });
       }
-      const next = gateUrl(target, { allow: this.options.allow, what: `Redirect target of ${url.href}` });
+      const next = gateUrl(target, { allow: this.options.allow, what: `Redirect target of ${url.href}`, raw: outcome.location });
       if (visited.has(next.href)) {
         throw new QuarryError('too_many_redirects', `Redirect loop: ${url.href} redirects back to ${next.href}.`, {
           permanent: true,
