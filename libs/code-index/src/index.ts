@@ -14,4 +14,4 @@ export { compilePathFilter, type PathTest, type PathFilterOptions } from './pack
 export { streamSink, StringSink, type PackSink } from './pack/sinks';
 export { listLocalTree, type TreeEntry, type TreeListing } from './local/local-tree';
 export { CodeIndexCache, sharedCodeIndexCache, indexBlob, type IndexedFile, type IndexedTree, type CodeIndexCacheOptions, type TreeIndexOptions } from './local/tree-index';
-export { validateCodeIndexInput, findSymbols, mapTree, packTree, packToFile, packArtifactName, isPackArtifactName, packContentType, TokenTotalsBuilder, type PackTreeOptions, type PackTreeResult } from './local/operations';
+export { validateCodeIndexInput, findSymbols, mapTree, packTree, packToFile, pruneArtifacts, packArtifactName, isPackArtifactName, packContentType, TokenTotalsBuilder, type PackTreeOptions, type PackTreeResult } from './local/operations';

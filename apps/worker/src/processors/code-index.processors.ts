@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import type { JobInput, JobResult } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
-import { CodeIndexCache, findSymbols, mapTree, packArtifactName, packToFile } from '@quarry/code-index';
+import { CodeIndexCache, findSymbols, mapTree, packArtifactName, packToFile, pruneArtifacts } from '@quarry/code-index';
 import { resolveWorkspaceRoot } from '@quarry/workspace';
 import { HandlesJob, JobContext, JobHandler } from '../job-handler';
 
@@ -44,6 +44,7 @@ export class MapProcessor implements JobHandler<'map'> {
 /**
  * Packs to `<artifact dir>/<job id>.<ext>`, streamed (memory holds the file list and a few files,
  * never the document); GET /v1/jobs/{id}/artifact serves it. A retried attempt overwrites it.
+ * Documents older than QUARRY_ARTIFACT_TTL_MS are removed as a pack starts.
  */
 @Injectable()
 @HandlesJob('pack')
@@ -55,6 +56,7 @@ export class PackProcessor implements JobHandler<'pack'> {
 
   async run(input: JobInput<'pack'>, context: JobContext): Promise<JobResult<'pack'>> {
     const root = await resolveWorkspaceRoot(input.root, this.config.workspaceRoots);
+    await pruneArtifacts(this.config.artifactDir, this.config.artifactTtlMs);
     const file = path.join(this.config.artifactDir, packArtifactName(context.jobId, input.style));
     return packToFile(root, input, file, { cache: this.codeIndex, signal: context.signal, onProgress: context.progress, title: path.basename(root) });
   }

@@ -5,7 +5,7 @@ import { makeTempTree, removeTempTree } from '../../../workspace/src/testing/tem
 import { countTokens } from '../tokens/token-counter';
 import { StringSink } from '../pack/sinks';
 import { listLocalTree } from './local-tree';
-import { findSymbols, mapTree, packToFile, packTree, validateCodeIndexInput } from './operations';
+import { findSymbols, mapTree, packToFile, packTree, pruneArtifacts, validateCodeIndexInput } from './operations';
 import { CodeIndexCache } from './tree-index';
 
 let root: string;
@@ -173,5 +173,21 @@ describe('packTree with the tree already indexed', () => {
     const warmResult = await packTree(root, { style: 'xml', compress: false, encoding: 'o200k_base' }, warm, { cache: fresh });
     expect(warm.toString()).toBe(cold.toString());
     expect(warmResult).toEqual(coldResult);
+  });
+});
+
+describe('pruneArtifacts', () => {
+  it('removes pack documents and abandoned partial files older than the age, and nothing else', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-prune-'));
+    try {
+      const old = Date.now() / 1000 - 3 * 86_400;
+      for (const name of ['d4553f99-6e10-47fb-9b69-2effae54dc68.xml', 'd4553f99-6e10-47fb-9b69-2effae54dc68.md.partial', 'notes.txt', 'pack-mh1x2-abc123.txt']) fs.writeFileSync(path.join(dir, name), 'x');
+      for (const name of ['d4553f99-6e10-47fb-9b69-2effae54dc68.xml', 'd4553f99-6e10-47fb-9b69-2effae54dc68.md.partial', 'notes.txt']) fs.utimesSync(path.join(dir, name), old, old);
+      expect(await pruneArtifacts(dir, 86_400_000)).toBe(2);
+      expect(fs.readdirSync(dir).sort()).toEqual(['pack-mh1x2-abc123.txt', 'notes.txt'].sort());
+      expect(await pruneArtifacts(path.join(dir, 'missing'), 1)).toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { JobInput, JobProgress, JobResult } from '@quarry/contracts';
 import { QuarryError } from '@quarry/contracts';
@@ -275,7 +275,8 @@ export function packArtifactName(id: string, style: string): string {
 
 /** An artifact name as `packArtifactName` makes them, so a stored name can never point outside the directory. */
 export function isPackArtifactName(name: string): boolean {
-  return /^[A-Za-z0-9_-]{1,128}\.(xml|md|txt)$/.test(name);
+  // A job id (a UUID), or the id `quarry mcp` gives an in-process pack (`pack-<time>-<random>`).
+  return /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|pack-[a-z0-9]+-[a-z0-9]+)\.(xml|md|txt)$/.test(name);
 }
 
 export function packContentType(name: string): string {
@@ -303,4 +304,28 @@ export async function packToFile(root: string, input: PackInput, file: string, o
     await rm(partial, { force: true });
     throw error;
   }
+}
+
+/**
+ * Removes pack documents (and abandoned `.partial` files) older than `maxAgeMs` from the artifact
+ * directory; returns how many. Only names `packArtifactName` makes are touched.
+ */
+export async function pruneArtifacts(directory: string, maxAgeMs: number, now = Date.now()): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch {
+    return 0; // no directory yet: nothing to prune
+  }
+  let removed = 0;
+  for (const name of names) {
+    if (!isPackArtifactName(name.replace(/\.partial$/, ''))) continue;
+    const file = path.join(directory, name);
+    const stats = await stat(file).catch(() => undefined);
+    if (stats?.isFile() && now - stats.mtimeMs > maxAgeMs) {
+      await rm(file, { force: true });
+      removed++;
+    }
+  }
+  return removed;
 }
