@@ -11,6 +11,7 @@ import { InterpretProcessor } from './processors/interpret.processor';
 import { MentionsProcessor } from './processors/mentions.processor';
 import { ScanProcessor } from './processors/scan.processor';
 import { StackDetector } from './stack-detector';
+import { JobSnapshots } from './job-snapshots';
 import { WorkerService } from './worker.service';
 import { workerLoggerProvider } from './worker-logger';
 
@@ -27,7 +28,7 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [ConfigModule.forRoot(config), DbModule, DiscoveryModule],
-      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, ChildJobs, workspaceFilesProvider, ...processors],
+      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, JobSnapshots, ChildJobs, workspaceFilesProvider, ...processors],
     };
   }
 }

@@ -7,6 +7,7 @@ import {
   JobView,
   QuarryError,
   QuarryErrorBody,
+  ResolvedSourceBody,
   canTransition,
 } from '@quarry/contracts';
 import type { Pool } from 'pg';
@@ -20,6 +21,7 @@ type JobRow = {
   result: unknown;
   error: unknown;
   progress: unknown;
+  resolvedSource: unknown;
   attempts: number;
   ownerId: string | null;
   parentId: string | null;
@@ -34,6 +36,8 @@ export interface ClaimedJob {
   kind: JobKind;
   input: unknown;
   ownerId: string | null;
+  /** Pinned by an earlier attempt: a retry reads the same commit. */
+  resolvedSource: ResolvedSourceBody | null;
 }
 
 export interface ListJobsFilter {
@@ -47,7 +51,7 @@ export interface ListJobsFilter {
 const json = (value: unknown) => JSON.stringify(value ?? null);
 
 /** The jobs columns as a JobRow (camelCase, enums as text). */
-const JOB_COLUMNS = `id, kind::text AS kind, status::text AS status, input, result, error, progress, attempts,
+const JOB_COLUMNS = `id, kind::text AS kind, status::text AS status, input, result, error, progress, resolved_source AS "resolvedSource", attempts,
   owner_id AS "ownerId", parent_id AS "parentId", created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt"`;
 
 /**
@@ -144,14 +148,23 @@ export class JobRepository {
       `WITH claimed AS (
          UPDATE jobs SET status = 'running', attempts = $2, started_at = COALESCE(started_at, now()), updated_at = now()
          WHERE id = $1::uuid AND status IN ('queued', 'running')
-         RETURNING id, kind, input, owner_id
+         RETURNING id, kind, input, owner_id, resolved_source
        ), logged AS (
          INSERT INTO job_events (job_id, type, data) SELECT id, 'started', $3::jsonb FROM claimed
        )
-       SELECT id, kind::text AS kind, input, owner_id AS "ownerId" FROM claimed`,
+       SELECT id, kind::text AS kind, input, owner_id AS "ownerId", resolved_source AS "resolvedSource" FROM claimed`,
       [id, attempt, json({ attempt })],
     );
     return rows[0] ?? null;
+  }
+
+  /** Pins the repository commit a job reads, once: later attempts keep the first. */
+  async pinSource(id: string, source: ResolvedSourceBody): Promise<void> {
+    await this.pool.query(
+      `WITH pinned AS (UPDATE jobs SET resolved_source = $2::jsonb, updated_at = now() WHERE id = $1::uuid AND resolved_source IS NULL RETURNING id)
+       INSERT INTO job_events (job_id, type, data) SELECT id, 'source', $2::jsonb FROM pinned`,
+      [id, json(source)],
+    );
   }
 
   /** Latest progress of a running job (the history keeps a sample of it). */
@@ -265,6 +278,7 @@ function toView(row: JobRow): JobView {
     progress: (row.progress as JobView['progress']) ?? null,
     attempts: row.attempts,
     parentId: row.parentId,
+    source: (row.resolvedSource as JobView['source']) ?? null,
     createdAt: row.createdAt.toISOString(),
     startedAt: row.startedAt?.toISOString() ?? null,
     finishedAt: row.finishedAt?.toISOString() ?? null,

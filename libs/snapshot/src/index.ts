@@ -17,7 +17,8 @@ export {
   type GitCredential,
   type ResolvedGitSource,
 } from './git-repository-cache';
-export { SnapshotProvider, sourceOf, isGitSource, type SourceInput, type SnapshotProviderOptions } from './snapshot-provider';
+export { SnapshotProvider, snapshotProviderFor, sourceOf, isGitSource, type SourceInput, type SnapshotProviderOptions, type SnapshotSettings } from './snapshot-provider';
 export { checkGitUrl } from './git-url';
 export { parseLsRemote, resolveRef, type RemoteRefs } from './remote-refs';
 export { GuardedGitProxy, ProxySession } from './guarded-git-proxy';
+export { openPinned, repoReaderOf, type PinnedSnapshot } from './pinned-snapshot';

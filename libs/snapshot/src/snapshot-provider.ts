@@ -71,3 +71,18 @@ export function isGitSource(source: ResolvedSource | SourceInput): source is Res
   return 'git' in source;
 }
 
+
+/** The settings a process's provider is built from (QuarryConfig has them all). */
+export interface SnapshotSettings {
+  workspaceRoots: readonly string[];
+  dataDir: string;
+  fetch: { allow: readonly string[] };
+  git: { cacheBytes: number; maxBytes: number; maxFiles: number; timeoutMs: number; credentials: GitCacheOptions['credentials'] };
+}
+
+export function snapshotProviderFor(config: SnapshotSettings, workspaceRoots: readonly string[] = config.workspaceRoots): SnapshotProvider {
+  return new SnapshotProvider({
+    workspaceRoots,
+    git: { dataDir: config.dataDir, allow: config.fetch.allow, ...config.git },
+  });
+}

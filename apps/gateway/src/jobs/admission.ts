@@ -1,5 +1,6 @@
 import { JobKind } from '@quarry/contracts';
 import { gateUrl, parseAllowList } from '@quarry/fetch';
+import { checkGitUrl } from '@quarry/snapshot';
 import { resolveWorkspaceRoot } from '@quarry/workspace';
 
 export interface AdmissionPolicy {
@@ -10,7 +11,7 @@ export interface AdmissionPolicy {
 /**
  * Checks done at submission, before a row exists, so a request that can never succeed gets its
  * 4xx at once instead of a failed job: a job that reads a workspace must name a root inside the
- * allowed roots (stored as its real path); a URL must pass the URL gate (scheme, port, no
+ * allowed roots (stored as its real path); a git source must be an https URL the policy allows; a URL must pass the URL gate (scheme, port, no
  * credentials, no internal literal address). Workers check again when they run: they may see
  * another file system, and DNS is only asked at connect time.
  */
@@ -18,6 +19,13 @@ export async function admitInput(kind: JobKind, input: Record<string, unknown>, 
   let admitted = input;
   if (typeof input.root === 'string') {
     admitted = { ...admitted, root: await resolveWorkspaceRoot(input.root, policy.workspaceRoots) };
+  }
+  const source = input.source as { git?: unknown; ref?: unknown; path?: unknown } | undefined;
+  if (source && typeof source === 'object') {
+    // A git URL is checked for what can be known without the network (scheme, option-like,
+    // credentials, internal literal addresses); the ref is resolved by the worker when it starts.
+    if (typeof source.git === 'string') admitted = { ...admitted, source: { ...source, git: checkGitUrl(source.git, policy.fetchAllow) } };
+    else if (typeof source.path === 'string') admitted = { ...admitted, source: { path: await resolveWorkspaceRoot(source.path, policy.workspaceRoots) } };
   }
   if (kind === 'fetch' && typeof input.url === 'string') {
     admitted = { ...admitted, url: gateUrl(input.url, { allow: parseAllowList(policy.fetchAllow) }).toString() };
