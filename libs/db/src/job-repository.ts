@@ -161,8 +161,7 @@ export class JobRepository {
   /** Pins the repository commit a job reads, once: later attempts keep the first. */
   async pinSource(id: string, source: ResolvedSourceBody): Promise<void> {
     await this.pool.query(
-      `WITH pinned AS (UPDATE jobs SET resolved_source = $2::jsonb, updated_at = now() WHERE id = $1::uuid AND resolved_source IS NULL RETURNING id)
-       INSERT INTO job_events (job_id, type, data) SELECT id, 'source', $2::jsonb FROM pinned`,
+      `UPDATE jobs SET resolved_source = $2::jsonb, updated_at = now() WHERE id = $1::uuid AND resolved_source IS NULL`,
       [id, json(source)],
     );
   }
