@@ -86,6 +86,12 @@ export class GitHttpServer {
           HTTP_CONTENT_ENCODING: String(request.headers['content-encoding'] ?? ''),
           REMOTE_ADDR: '127.0.0.1',
           REMOTE_USER: 'user',
+          // What a hosting service allows (partial clone, fetch by id), without touching the served repositories.
+          GIT_CONFIG_COUNT: '2',
+          GIT_CONFIG_KEY_0: 'uploadpack.allowFilter',
+          GIT_CONFIG_VALUE_0: 'true',
+          GIT_CONFIG_KEY_1: 'uploadpack.allowAnySHA1InWant',
+          GIT_CONFIG_VALUE_1: 'true',
         },
       });
       child.stdin.on('error', () => undefined);
