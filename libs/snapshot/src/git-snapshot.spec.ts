@@ -158,6 +158,18 @@ describe('GitSnapshot over a real git http server', () => {
     expect(files.kind).toBe('repo_too_large');
   });
 
+  it('says repo_unavailable, to be retried, when the git host fails', async () => {
+    const failing = http.createServer((_request, response) => response.writeHead(503).end('down for maintenance'));
+    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (failing.address() as { port: number }).port;
+      const error = await failure(provider().resolve({ git: `http://127.0.0.1:${port}/repo.git` }));
+      expect(error).toMatchObject({ kind: 'repo_unavailable', permanent: false });
+    } finally {
+      failing.close();
+    }
+  });
+
   it('times out on a server that never answers', async () => {
     const silent = http.createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
