@@ -82,7 +82,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(resources.length).toBeGreaterThanOrEqual(5);
     expect(resources[0]).toMatchObject({ uri: expect.stringMatching(/^quarry:\/\/jobs\//), mimeType: 'application/json' });
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(['quarry://jobs/{id}', 'quarry://repo/{source}/{+path}']);
+    expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(['quarry://jobs/{id}', 'quarry://repo/{source}/{+path}{?ref}']);
   });
 
   it('sends increasing progress notifications from the job while a large scan runs', async () => {

@@ -255,6 +255,12 @@ export async function checkFileToolsByUrl(
   const head = await call('search_text', { repository: gitUrl, pattern: 'module.exports' });
   expect(head.structuredContent).toMatchObject({ commit: fixtures.commits.main, totalMatches: 1 });
 
+  // The file as a resource, at a ref.
+  const uri = `quarry://repo/${encodeURIComponent(gitUrl)}/src/util.js?ref=main`;
+  const resource = await client.readResource({ uri });
+  expect(resource.contents[0]).toMatchObject({ uri, mimeType: 'text/plain', text: 'module.exports = () => 1;\n// no newline at the end\n' });
+  await expect(client.readResource({ uri: `quarry://repo/${encodeURIComponent(gitUrl)}/src/util.js?ref=v1.0` })).rejects.toThrow(/file_not_found/);
+
   expect(errorOf(await call('read_file', { repository: gitUrl, ref: 'no-such-branch', path: 'README.md' }))).toMatchObject({ kind: 'ref_not_found' });
   expect(errorOf(await call('search_text', { repository: gitUrl, ref: 'master', pattern: 'x' }))).toMatchObject({ kind: 'ref_not_found', suggestion: expect.stringContaining('main') });
   expect(errorOf(await call('read_file', { repository: 'file:///etc', path: 'passwd' }))).toMatchObject({ kind: expect.stringMatching(/^url_(invalid|blocked)$/) });
