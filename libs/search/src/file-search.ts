@@ -25,32 +25,93 @@ export interface Matcher {
   matchStart?(content: Buffer, start: number, end: number, at: number): number;
 }
 
-/** A matcher for a validated pattern; built once per worker and pattern, reused for every file. */
-export function createMatcher(mode: SearchMode, pattern: string): Matcher {
-  if (mode === 'literal') {
-    // ASCII text is folded byte for byte without any regex. Other text needs Unicode case
-    // folding (`ß`, `İ`, Kelvin sign), which RE2 does correctly on the escaped literal.
-    return isAscii(pattern) ? asciiLiteralMatcher(pattern) : regexMatcher(`(?i)${escapeLiteral(pattern)}`);
-  }
-  return regexMatcher(pattern);
+/**
+ * A matcher for a validated pattern; built once per worker and pattern, reused for every file.
+ * `ignoreCase` folds case the way `rg -i` does (Unicode simple case folding), for literals and
+ * regexes alike.
+ */
+export function createMatcher(mode: SearchMode, pattern: string, ignoreCase = mode === 'literal'): Matcher {
+  if (mode === 'regex') return regexMatcher(ignoreCase ? `(?i)${pattern}` : pattern);
+  if (!ignoreCase || !hasCase(pattern)) return bytesMatcher(Buffer.from(pattern, 'utf8'));
+  return foldedLiteralMatcher(pattern);
 }
 
-function asciiLiteralMatcher(pattern: string): Matcher {
-  const needle = pattern.toLowerCase();
-  if (needle === pattern.toUpperCase()) {
-    // No letters: case does not matter, search the bytes directly.
-    const bytes = Buffer.from(needle, 'latin1');
-    return { forContent: (content) => (from) => content.indexOf(bytes, from) };
-  }
+/** A literal searched byte for byte (memchr-like `Buffer.indexOf`): case-sensitive, or a pattern without letters. */
+function bytesMatcher(needle: Buffer): Matcher {
+  return { forContent: (content) => (from) => content.indexOf(needle, from) };
+}
+
+/**
+ * Characters whose case folding reaches outside ASCII: `s`/`S` fold with `ſ` (U+017F) and
+ * `k`/`K` with the Kelvin sign (U+212A). RE2 cannot run its fast literal scan on a folded
+ * pattern that holds one (the fold is no longer a byte pair), so they are kept out of the prefilter.
+ */
+const WIDE_FOLDS = /[sSkK]|[^\x00-\x7f]/;
+/** Shorter prefilter runs hit too many lines to pay for the second, verifying pass. */
+const MIN_PREFILTER_CHARS = 3;
+
+/**
+ * A case-insensitive literal, through RE2's `(?i)` (exact Unicode folding, as `rg -i`) over the
+ * whole file. RE2 scans for a folded literal almost as fast as memchr unless the literal holds a
+ * letter that folds outside ASCII; then the longest run without one is the prefilter, and only
+ * the lines it finds are checked against the whole literal.
+ */
+function foldedLiteralMatcher(pattern: string): Matcher {
+  const whole = regexMatcher(`(?i)${escapeLiteral(pattern)}`);
+  const run = longestRun(pattern, WIDE_FOLDS);
+  if (run === pattern) return scanMatcher(new RE2(`(?i)${escapeLiteral(pattern)}`, 'g'), whole);
+  if (run.length < MIN_PREFILTER_CHARS) return whole;
+  const prefilter = new RE2(`(?i)${escapeLiteral(run)}`, 'g');
+  const verify = new RE2(`(?i)${escapeLiteral(pattern)}`);
   return {
-    forContent(content) {
-      // latin1 keeps one character per byte, so string offsets are byte offsets. Lower-casing
-      // also changes bytes of multi-byte UTF-8 characters, but all of those are ≥ 0x80 and the
-      // needle is ASCII, so no match is created or lost.
-      const folded = content.toString('latin1').toLowerCase();
-      return (from) => folded.indexOf(needle, from);
+    matchStart: whole.matchStart,
+    forContent: (content) => (from) => {
+      for (let position = from; position < content.length; ) {
+        prefilter.lastIndex = position;
+        if (!prefilter.test(content)) return -1;
+        const hit = prefilter.lastIndex - 1;
+        const start = lineStart(content, hit);
+        const end = lineEnd(content, hit);
+        if (verify.test(content.subarray(start, end))) return hit;
+        position = end + 1;
+      }
+      return -1;
     },
   };
+}
+
+/**
+ * A pattern that never matches the empty string nor across a line break, run with `test()` over
+ * the whole file: `lastIndex` (a byte offset for a Buffer) then ends the match, so the byte
+ * before it is inside the matching line. `describe` gives the column for described matches.
+ */
+function scanMatcher(scan: RE2, describe: Matcher): Matcher {
+  return {
+    matchStart: describe.matchStart,
+    forContent: (content) => (from) => {
+      if (from >= content.length) return -1;
+      scan.lastIndex = from;
+      return scan.test(content) ? scan.lastIndex - 1 : -1;
+    },
+  };
+}
+
+/** Whether upper- and lower-casing change the text: a pattern of digits and punctuation is searched byte for byte. */
+function hasCase(text: string): boolean {
+  return text.toLowerCase() !== text || text.toUpperCase() !== text;
+}
+
+/** The longest substring of `text` without a character matching `stop` (a one-character regex). */
+function longestRun(text: string, stop: RegExp): string {
+  let best = '';
+  let start = 0;
+  for (let index = 0; index <= text.length; index++) {
+    if (index === text.length || stop.test(text[index])) {
+      if (index - start > best.length) best = text.slice(start, index);
+      start = index + 1;
+    }
+  }
+  return best;
 }
 
 function regexMatcher(pattern: string): Matcher {
@@ -200,10 +261,6 @@ class LineCounter {
     this.offset = lineStartOffset;
     return this.line;
   }
-}
-
-function isAscii(text: string): boolean {
-  return /^[\x00-\x7f]*$/.test(text);
 }
 
 /** Every ASCII punctuation mark escaped: RE2 reads an escaped one as itself. */

@@ -6,7 +6,11 @@ import { comparePaths, type SearchTask, type TaskResult, type WorkerReply, type 
 // The body of a search worker thread: reads its batch of files synchronously (nothing else runs
 // on this thread, and sync reads skip the thread-pool round trip) and matches them.
 
-/** ripgrep and git call a file binary when its first bytes hold a NUL. */
+/**
+ * Every file's first bytes are looked at for a NUL (binary, skipped unread further); a file with
+ * matches is looked at whole, since ripgrep skips a file with a NUL anywhere. A file without
+ * matches and a late NUL makes no difference to any count, so it is not scanned for one.
+ */
 const BINARY_SNIFF_BYTES = 8192;
 /** O_NOFOLLOW: a file swapped for a symlink after the walk is refused, not read outside the root. O_NONBLOCK: a FIFO cannot hang the open. */
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
@@ -17,10 +21,10 @@ const matchers = new Map<string, Matcher>();
 let readBuffer = Buffer.allocUnsafe(1 << 20);
 
 function matcherFor(task: SearchTask): Matcher {
-  const key = `${task.mode}\0${task.pattern}`;
+  const key = `${task.mode}\0${task.ignoreCase ? 'i' : ''}\0${task.pattern}`;
   let matcher = matchers.get(key);
   if (matcher === undefined) {
-    matcher = createMatcher(task.mode, task.pattern);
+    matcher = createMatcher(task.mode, task.pattern, task.ignoreCase);
     if (matchers.size >= MATCHER_CACHE_SIZE) matchers.delete(matchers.keys().next().value as string);
     matchers.set(key, matcher);
   }
@@ -63,6 +67,7 @@ export function runTask(task: SearchTask): TaskResult {
     filesSearched: 0,
     filesMatched: 0,
     skipped: { binary: 0, tooLarge: 0, unreadable: 0 },
+    ...(task.countsPerFile ? { fileCounts: [] } : {}),
     stopped: false,
   };
   // Path order inside the batch, so the matches kept are this batch's first ones by path.
@@ -83,13 +88,20 @@ export function runTask(task: SearchTask): TaskResult {
       result.skipped.binary++;
       continue;
     }
-    result.filesSearched++;
     const found = searchContent(content, file, matcher, task.keep - result.matches.length, task.contextLines, shouldStop);
     result.stopped = found.stopped;
-    if (found.count === 0) continue;
-    result.filesMatched++;
-    result.totalMatches += found.count;
-    for (const match of found.matches) result.matches.push(match);
+    if (found.count > 0 && content.length > BINARY_SNIFF_BYTES && content.indexOf(0, BINARY_SNIFF_BYTES) !== -1) {
+      result.skipped.binary++;
+      if (found.stopped) break;
+      continue;
+    }
+    result.filesSearched++;
+    if (found.count > 0) {
+      result.filesMatched++;
+      result.totalMatches += found.count;
+      result.fileCounts?.push({ path: file, count: found.count });
+      for (const match of found.matches) result.matches.push(match);
+    }
     if (found.stopped) break;
   }
   return result;

@@ -4,15 +4,19 @@ import { performance } from 'node:perf_hooks';
 import { QuarryError, closestMatch } from '@quarry/contracts';
 import { compileGlob, isInside, walkFiles } from '@quarry/workspace';
 import { validatePattern } from './pattern-rules';
-import type { SearchMatch, SearchRequest, SearchResult } from './search-types';
+import type { CaseSensitivity, FileCount, SearchMatch, SearchMode, SearchRequest, SearchResult } from './search-types';
 import { sharedSearchPool, type SearchWorkerPool } from './worker-pool';
 import { comparePaths, type SearchTask, type TaskResult } from './worker-protocol';
 
 export const DEFAULT_MAX_MATCHES = 50;
 export const DEFAULT_CONTEXT_LINES = 2;
 export const DEFAULT_TIMEOUT_MS = 10_000;
-/** Files above this are skipped and counted: a prompt never wants a match from a 100 MB dump. */
-export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
+/**
+ * Files above this are skipped and counted in `skipped.tooLarge`: a prompt never wants a match
+ * from a 1 GB dump. High enough for generated sources (Linux's largest header is 23 MB), so the
+ * counts equal ripgrep's, which has no cap.
+ */
+export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 const MAX_CONTEXT_LINES = 20;
 /** After a stop, how long running batches get to report what they did before the result goes out without them. */
 const STOP_GRACE_MS = 250;
@@ -28,8 +32,9 @@ export interface SearchWorkspaceOptions {
 }
 
 /**
- * Searches the workspace's text files for a literal (case-insensitive) or an RE2 regex, in worker
- * threads so the event loop stays free. Counts every matching line and returns the first
+ * Searches the workspace's text files for a literal or an RE2 regex, in worker threads so the
+ * event loop stays free. Counts every matching line, as `rg -c` does on the same files (gitignore
+ * honoured, hidden files only with `hidden`, binary files skipped), and returns the first
  * `maxMatches` by path then line, with context. When the time budget runs out the partial result
  * comes back with `timedOut: true`; an abort rejects with the signal's reason.
  */
@@ -41,8 +46,12 @@ export async function searchWorkspace(request: SearchRequest, options: SearchWor
   const timeoutMs = wholeNumber(request.timeoutMs, DEFAULT_TIMEOUT_MS, Number.MAX_SAFE_INTEGER);
   // Surrounding blanks (a planner's " *.ts") are dropped; a filter of blanks only stays an error.
   const accept = request.glob === undefined || request.glob === '' ? undefined : compileGlob(request.glob.trim());
+  const ignoreCase = foldsCase(request.mode, request.pattern, request.caseSensitivity);
   request.signal?.throwIfAborted();
   const scope = await resolveSearchScope(request.root, request.directory);
+  const pool = options.pool ?? sharedSearchPool();
+  // The threads start (and load RE2) while the main thread walks.
+  pool.warm();
 
   const budget = new Budget(timeoutMs, request.signal);
   try {
@@ -50,16 +59,18 @@ export async function searchWorkspace(request: SearchRequest, options: SearchWor
     try {
       files = await listFiles(request.root, scope, budget.signal);
     } catch (error) {
-      if (budget.timedOut) return summarize([], maxMatches, true, started);
+      if (budget.timedOut) return summarize([], maxMatches, true, ignoreCase, started);
       throw budget.aborted ? budget.reason : error;
     }
+    if (!request.hidden) files = withoutHidden(files, scope.relative);
     if (accept) files = files.filter(accept);
 
-    const pool = options.pool ?? sharedSearchPool();
     const batches = await runBatches(pool, files, budget, {
       root: request.root,
       mode: request.mode,
       pattern: request.pattern,
+      ignoreCase,
+      countsPerFile: request.countsPerFile === true,
       keep: maxMatches,
       contextLines,
       maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
@@ -67,7 +78,7 @@ export async function searchWorkspace(request: SearchRequest, options: SearchWor
       cancel: new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT)),
     });
     if (budget.aborted) throw budget.reason;
-    return summarize(batches, maxMatches, budget.timedOut || batches.some((batch) => batch.stopped), started);
+    return summarize(batches, maxMatches, budget.timedOut || batches.some((batch) => batch.stopped), ignoreCase, started, request.countsPerFile === true);
   } finally {
     budget.dispose();
   }
@@ -102,7 +113,7 @@ async function runBatches(pool: SearchWorkerPool, files: string[], budget: Budge
   return results;
 }
 
-function summarize(batches: TaskResult[], maxMatches: number, timedOut: boolean, started: number): SearchResult {
+function summarize(batches: TaskResult[], maxMatches: number, timedOut: boolean, ignoreCase: boolean, started: number, countsPerFile = false): SearchResult {
   const result: SearchResult = {
     matches: [],
     totalMatches: 0,
@@ -111,9 +122,11 @@ function summarize(batches: TaskResult[], maxMatches: number, timedOut: boolean,
     skipped: { binary: 0, tooLarge: 0, unreadable: 0 },
     truncated: false,
     timedOut,
+    ignoreCase,
     elapsedMs: 0,
   };
   const kept: SearchMatch[] = [];
+  const counts: FileCount[] = [];
   for (const batch of batches) {
     result.totalMatches += batch.totalMatches;
     result.filesSearched += batch.filesSearched;
@@ -122,11 +135,31 @@ function summarize(batches: TaskResult[], maxMatches: number, timedOut: boolean,
     result.skipped.tooLarge += batch.skipped.tooLarge;
     result.skipped.unreadable += batch.skipped.unreadable;
     for (const match of batch.matches) kept.push(match);
+    for (const count of batch.fileCounts ?? []) counts.push(count);
   }
+  if (countsPerFile) result.fileCounts = counts.sort((a, b) => comparePaths(a.path, b.path));
   result.matches = kept.sort((a, b) => comparePaths(a.path, b.path) || a.line - b.line).slice(0, maxMatches);
   result.truncated = result.totalMatches > result.matches.length;
   result.elapsedMs = performance.now() - started;
   return result;
+}
+
+/**
+ * Whether the search folds case: `smart` (as `rg -S`) folds unless the pattern has an upper-case
+ * letter. In a regex, escapes (`\W`, `\pL`, `\p{Greek}`) and group names are not letters of the
+ * pattern.
+ */
+export function foldsCase(mode: SearchMode, pattern: string, sensitivity: CaseSensitivity | undefined): boolean {
+  const chosen = sensitivity ?? (mode === 'literal' ? 'insensitive' : 'sensitive');
+  if (chosen !== 'smart') return chosen === 'insensitive';
+  const letters = mode === 'literal' ? pattern : pattern.replace(/\\[pP]\{[^}]*\}|\\[A-Za-z]|\(\?P?<[^>]*>/g, '');
+  return letters.toLowerCase() === letters;
+}
+
+/** Files outside hidden directories and not hidden themselves, below the searched directory (which may be hidden: it was named). */
+function withoutHidden(files: string[], scope: string): string[] {
+  const from = scope === '' ? 0 : scope.length + 1;
+  return files.filter((file) => file.charCodeAt(from) !== 0x2e && file.indexOf('/.', from) === -1);
 }
 
 interface SearchScope {

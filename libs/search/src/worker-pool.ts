@@ -54,6 +54,15 @@ export class SearchWorkerPool {
   }
 
   /**
+   * Starts the threads now rather than at the first batch, so they load while the caller walks
+   * the tree. Idle threads stay unref'd: warming never keeps a process alive.
+   */
+  warm(): void {
+    if (this.closed) return;
+    while (this.workers.length < this.size) this.spawn()?.worker.unref();
+  }
+
+  /**
    * Drops a batch still waiting in the queue. A running batch is left to finish: workers look at
    * their cancel flag every few hundred matching lines, so it ends within milliseconds, and
    * terminating a thread inside a native RE2 call can crash the process.

@@ -1,4 +1,4 @@
-import type { SearchMatch, SearchMode, SearchSkipped } from './search-types';
+import type { FileCount, SearchMatch, SearchMode, SearchSkipped } from './search-types';
 
 /** One batch of files for a search worker. Plain data: it crosses the thread boundary by structured clone. */
 export interface SearchTask {
@@ -8,6 +8,9 @@ export interface SearchTask {
   files: string[];
   mode: SearchMode;
   pattern: string;
+  ignoreCase: boolean;
+  /** Report every matching file's count. */
+  countsPerFile: boolean;
   /** Matches to describe in full (the rest are only counted). */
   keep: number;
   contextLines: number;
@@ -24,6 +27,8 @@ export interface TaskResult {
   filesSearched: number;
   filesMatched: number;
   skipped: SearchSkipped;
+  /** With `countsPerFile`: the batch's matching files, in path order. */
+  fileCounts?: FileCount[];
   /** Stopped early by the cancel flag or the deadline; the counts cover the files done before. */
   stopped: boolean;
 }
