@@ -33,6 +33,11 @@ function matcherFor(task: SearchTask): Matcher {
 
 type ReadOutcome = Buffer | 'tooLarge' | 'unreadable';
 
+/**
+ * The file's bytes, in as few system calls as a small file allows: open, one read, close. A
+ * read that comes back short is the end of the file; only a file that fills the buffer is
+ * stat'ed, for its size (the cap) and its type (a device that never ends is refused).
+ */
 function readWhole(absolutePath: string, maxBytes: number): ReadOutcome {
   let fd: number;
   try {
@@ -41,15 +46,27 @@ function readWhole(absolutePath: string, maxBytes: number): ReadOutcome {
     return 'unreadable';
   }
   try {
+    let length = readSync(fd, readBuffer, 0, readBuffer.length, null);
+    if (length < readBuffer.length) return length > maxBytes ? 'tooLarge' : readBuffer.subarray(0, length);
     const stats = fstatSync(fd);
     if (!stats.isFile()) return 'unreadable';
     if (stats.size > maxBytes) return 'tooLarge';
-    if (readBuffer.length < stats.size) readBuffer = Buffer.allocUnsafe(Math.max(stats.size, readBuffer.length * 2));
-    let length = 0;
-    while (length < stats.size) {
-      const count = readSync(fd, readBuffer, length, stats.size - length, null);
+    if (readBuffer.length <= stats.size) {
+      const larger = Buffer.allocUnsafe(Math.max(stats.size + 1, readBuffer.length * 2));
+      readBuffer.copy(larger, 0, 0, length);
+      readBuffer = larger;
+    }
+    for (;;) {
+      const count = readSync(fd, readBuffer, length, readBuffer.length - length, null);
       if (count === 0) break;
       length += count;
+      // Grown since the stat: still capped.
+      if (length > maxBytes) return 'tooLarge';
+      if (length === readBuffer.length) {
+        const larger = Buffer.allocUnsafe(readBuffer.length * 2);
+        readBuffer.copy(larger, 0, 0, length);
+        readBuffer = larger;
+      }
     }
     return readBuffer.subarray(0, length);
   } catch {

@@ -63,6 +63,19 @@ describe('searchWorkspace on a small tree', () => {
     expect((await search(root, { mode: 'literal', pattern: 'todo' })).fileCounts).toBeUndefined();
   });
 
+  it('reads files larger than the read buffer whole, and caps them by size', async () => {
+    const big = await makeTempTree({ 'big.txt': `${'x'.repeat(99)}\n`.repeat(30_000) + 'needle at the end\n', 'small.txt': 'needle\n' });
+    try {
+      const whole = await search(big, { mode: 'literal', pattern: 'needle' });
+      expect(places(whole)).toEqual(['big.txt:30001', 'small.txt:1']);
+      expect(whole.skipped.tooLarge).toBe(0);
+      const small = await searchWorkspace({ root: big, mode: 'literal', pattern: 'needle' }, { maxFileBytes: 2 * 1024 * 1024 });
+      expect(small).toMatchObject({ totalMatches: 1, skipped: { tooLarge: 1 } });
+    } finally {
+      await removeTempTree(big);
+    }
+  });
+
   it('skips a file with a NUL past its first 8 KB when it matches, as ripgrep does', async () => {
     const late = await makeTempTree({
       'late.txt': Buffer.concat([Buffer.from('todo\n'.repeat(4_000)), Buffer.from([0]), Buffer.from('todo\n')]),

@@ -5,8 +5,9 @@ import { QuarryError, closestMatch } from '@quarry/contracts';
 import { compileGlob, isInside, walkFiles } from '@quarry/workspace';
 import { validatePattern } from './pattern-rules';
 import type { CaseSensitivity, FileCount, SearchMatch, SearchMode, SearchRequest, SearchResult } from './search-types';
+import { BatchRunner } from './batch-runner';
 import { sharedSearchPool, type SearchWorkerPool } from './worker-pool';
-import { comparePaths, type SearchTask, type TaskResult } from './worker-protocol';
+import { comparePaths, type TaskResult } from './worker-protocol';
 
 export const DEFAULT_MAX_MATCHES = 50;
 export const DEFAULT_CONTEXT_LINES = 2;
@@ -18,12 +19,6 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
  */
 export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 const MAX_CONTEXT_LINES = 20;
-/** After a stop, how long running batches get to report what they did before the result goes out without them. */
-const STOP_GRACE_MS = 250;
-/** About this many batches per worker: small enough to balance the load, large enough that messaging stays cheap. */
-const BATCHES_PER_WORKER = 8;
-const MIN_BATCH_FILES = 32;
-const MAX_BATCH_FILES = 1_000;
 
 export interface SearchWorkspaceOptions {
   /** Defaults to the process-wide pool (min(cores, 4) threads). */
@@ -55,17 +50,7 @@ export async function searchWorkspace(request: SearchRequest, options: SearchWor
 
   const budget = new Budget(timeoutMs, request.signal);
   try {
-    let files: string[];
-    try {
-      files = await listFiles(request.root, scope, budget.signal);
-    } catch (error) {
-      if (budget.timedOut) return summarize([], maxMatches, true, ignoreCase, started);
-      throw budget.aborted ? budget.reason : error;
-    }
-    if (!request.hidden) files = withoutHidden(files, scope.relative);
-    if (accept) files = files.filter(accept);
-
-    const batches = await runBatches(pool, files, budget, {
+    const runner = new BatchRunner(pool, {
       root: request.root,
       mode: request.mode,
       pattern: request.pattern,
@@ -77,40 +62,27 @@ export async function searchWorkspace(request: SearchRequest, options: SearchWor
       deadline: Date.now() + timeoutMs,
       cancel: new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT)),
     });
+    const hidden = request.hidden === true;
+    try {
+      await listFiles(request.root, scope, budget.signal, (found) => {
+        let files = hidden ? found : withoutHidden(found, scope.relative);
+        if (accept) files = files.filter(accept);
+        if (files.length > 0) runner.add(files);
+      });
+      runner.flush();
+    } catch (error) {
+      // Out of time during the walk: what was searched so far is the partial result.
+      if (!budget.timedOut) {
+        runner.stop();
+        throw budget.aborted ? budget.reason : error;
+      }
+    }
+    const batches = await runner.collect(budget.stopped, () => budget.stopping);
     if (budget.aborted) throw budget.reason;
     return summarize(batches, maxMatches, budget.timedOut || batches.some((batch) => batch.stopped), ignoreCase, started, request.countsPerFile === true);
   } finally {
     budget.dispose();
   }
-}
-
-/** Splits the files into batches, runs them on the pool and collects what they report until all finish or the budget stops. */
-async function runBatches(pool: SearchWorkerPool, files: string[], budget: Budget, template: Omit<SearchTask, 'files'>): Promise<TaskResult[]> {
-  const size = Math.min(MAX_BATCH_FILES, Math.max(MIN_BATCH_FILES, Math.ceil(files.length / (pool.size * BATCHES_PER_WORKER))));
-  const results: TaskResult[] = [];
-  const running = new Map<number, Promise<void>>();
-  let failure: unknown;
-  for (let start = 0; start < files.length; start += size) {
-    const { id, result } = pool.run({ ...template, files: files.slice(start, start + size) });
-    running.set(
-      id,
-      result.then(
-        (batch) => void results.push(batch),
-        (error: unknown) => void (failure ??= error),
-      ).finally(() => running.delete(id)),
-    );
-  }
-  const allDone = Promise.all(running.values());
-  await Promise.race([allDone, budget.stopped]);
-  if (budget.stopping) {
-    // Ask the workers to stop, let them report what they finished, and drop the batches not started.
-    Atomics.store(template.cancel, 0, 1);
-    await Promise.race([allDone, delay(STOP_GRACE_MS)]);
-    for (const id of [...running.keys()]) pool.abandon(id);
-    return results;
-  }
-  if (failure !== undefined) throw failure;
-  return results;
 }
 
 function summarize(batches: TaskResult[], maxMatches: number, timedOut: boolean, ignoreCase: boolean, started: number, countsPerFile = false): SearchResult {
@@ -209,17 +181,22 @@ async function directoryNotFound(root: string, relative: string): Promise<Quarry
 }
 
 /**
- * Root-relative paths of the files in scope. A sub-directory is walked on its own when a
- * repository encloses it (walkFiles then applies the ignore files above it); outside a
- * repository the root's own ignore files would be missed, so the root is walked and filtered.
+ * Hands the root-relative paths of the files in scope to `onFiles` as the walk finds them. A
+ * sub-directory is walked on its own when a repository encloses it (walkFiles then applies the
+ * ignore files above it); outside a repository the root's own ignore files would be missed, so
+ * the root is walked and filtered.
  */
-async function listFiles(root: string, scope: SearchScope, signal: AbortSignal): Promise<string[]> {
-  if (scope.relative === '') return (await walkFiles(root, { signal })).files;
+async function listFiles(root: string, scope: SearchScope, signal: AbortSignal, onFiles: (files: string[]) => void): Promise<void> {
+  if (scope.relative === '') {
+    await walkFiles(root, { signal, onFiles });
+    return;
+  }
   const prefix = `${scope.relative}/`;
   if (!(await insideRepository(root))) {
-    return (await walkFiles(root, { signal })).files.filter((file) => file.startsWith(prefix));
+    await walkFiles(root, { signal, onFiles: (files) => onFiles(files.filter((file) => file.startsWith(prefix))) });
+    return;
   }
-  return (await walkFiles(scope.absolute, { signal })).files.map((file) => prefix + file);
+  await walkFiles(scope.absolute, { signal, onFiles: (files) => onFiles(files.map((file) => prefix + file)) });
 }
 
 async function insideRepository(directory: string): Promise<boolean> {
@@ -273,8 +250,4 @@ class Budget {
 function wholeNumber(value: number | undefined, fallback: number, max: number): number {
   if (value === undefined || !Number.isFinite(value)) return fallback;
   return Math.min(max, Math.max(0, Math.floor(value)));
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
