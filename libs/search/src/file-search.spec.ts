@@ -42,6 +42,12 @@ describe('searchContent', () => {
     expect(found.matches.map(({ line, column }) => [line, column])).toEqual([[2, 1], [3, 5]]);
   });
 
+  it('checks the lines a folded prefilter finds against the case-sensitive regex', () => {
+    // `_error(` starts with punctuation, so it is searched folded; `X_ERROR(` must not count.
+    const found = search('regex', String.raw`\w+_error\(`, 'X_ERROR(a)\nfs_error(b)\n_error(c)\nA_Error(d)\nb_error(e) x_error(f)\n');
+    expect(found.matches.map(({ line, column }) => [line, column])).toEqual([[2, 1], [5, 1]]);
+  });
+
   it('folds a regex when asked, as rg -i', () => {
     const matcher = createMatcher('regex', 'to+do', true);
     expect(searchContent(Buffer.from('TOODO\ntodo\nto-do\n'), 'f.txt', matcher, 10, 0).count).toBe(2);
