@@ -1,11 +1,12 @@
-import 'reflect-metadata';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { ConfigError, loadConfig, packageVersion as version } from '@quarry/config';
+import { ConfigError, loadConfig, packageVersion as version } from '@quarry/config/settings';
 import { QuarryError } from '@quarry/contracts';
 import { EXIT, printError } from './cli-output';
-import { ClientError } from './quarry-client';
+import { ClientError } from './client-error';
 
-// Commands load their modules on use: `quarry scan` should not pay for Prisma or Nest.
+// Commands load their modules on use: `quarry scan` should not pay for Prisma or Nest, and
+// `quarry search` pays for neither, nor for the socket.io client (the gateway and worker entry
+// points load reflect-metadata themselves).
 const jobs = () => import('./commands/jobs');
 const keyCommands = () => import('./commands/keys');
 

@@ -8,16 +8,9 @@ import {
   QuarryErrorBody,
   ServerToClientEvents,
 } from '@quarry/contracts';
+import { ClientError } from './client-error';
 
-/** A failure the server reported as a typed error (or a transport failure dressed as one). */
-export class ClientError extends Error {
-  constructor(
-    readonly body: QuarryErrorBody,
-    readonly status?: number,
-  ) {
-    super(body.message);
-  }
-}
+export { ClientError };
 
 export type JobOutcome =
   | { status: 'succeeded'; result: unknown }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { JobResult } from '@quarry/contracts';
-import { loadConfig } from '@quarry/config';
+import { loadConfig } from '@quarry/config/settings';
 import { EXIT } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { ClientOptions, clientFrom, report } from './jobs';
