@@ -112,6 +112,26 @@ export async function main(argv: string[]): Promise<number | undefined> {
       code = await mentionCommand(prompt, { ...options, remote: options.server !== undefined });
     });
   program
+    .command('search <path> <pattern>')
+    .description('search a repository for a fixed string (or an RE2 regex with --regex); counts equal `rg -c` on the same files')
+    .option('--regex', 'PATTERN is an RE2 regular expression (default: a fixed string, as rg -F)')
+    .option('-i, --ignore-case', 'fold case, as rg -i')
+    .option('-S, --smart-case', 'fold case unless PATTERN has an upper-case letter, as rg -S')
+    .option('--path <glob>', 'only files matching this glob (*.c at any depth; drivers/**/*.c on the path)')
+    .option('--directory <dir>', 'search only this directory (relative to PATH)')
+    .option('--hidden', 'search hidden files and directories too, as rg --hidden')
+    .option('--max-results <n>', 'matching lines shown (all are counted; default 200, 50 with --json)', positive)
+    .option('--context <n>', 'lines of context around each hit (with --json)', Number)
+    .option('--counts', 'print path:count for every matching file, as rg -c')
+    .option('--local', 'search in this process (the default)')
+    .option('--server <url>', 'search on this gateway (POST /v1/search) instead of in this process')
+    .option('--key <key>', 'API key for --server (default: $QUARRY_API_KEY)', process.env.QUARRY_API_KEY)
+    .option('--json', 'print JSON: {total, files, indexed, hits, …}')
+    .action(async (target: string, pattern: string, options) => {
+      const { searchCommand } = await import('./commands/search');
+      code = await searchCommand(target, pattern, options);
+    });
+  program
     .command('ask <question>')
     .description('answer a question about a workspace: a tool plan (AI first, rules as the fallback), then the tools run')
     .option('--root <dir>', 'the workspace', '.')
@@ -197,7 +217,7 @@ async function migrate(databaseUrl: string, quiet: boolean): Promise<void> {
   if (!quiet || applied.length) console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
 }
 
-const REFUSALS = new Set(['input_invalid', 'url_invalid', 'url_blocked', 'path_not_absolute', 'path_outside_root', 'root_not_found', 'root_not_directory']);
+const REFUSALS = new Set(['input_invalid', 'pattern_invalid', 'regex_invalid', 'url_invalid', 'url_blocked', 'path_not_absolute', 'path_outside_root', 'root_not_found', 'root_not_directory']);
 
 function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) {

@@ -6,6 +6,8 @@ import {
   JobProgress,
   JobView,
   QuarryErrorBody,
+  SearchAnswer,
+  SearchInput,
   ServerToClientEvents,
 } from '@quarry/contracts';
 import { ClientError } from './client-error';
@@ -42,6 +44,10 @@ export class QuarryClient {
   }
   cancel(id: string): Promise<JobView> {
     return this.request('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`);
+  }
+  /** `POST /v1/search`: answered at once, not a job. */
+  search(input: SearchInput): Promise<SearchAnswer> {
+    return this.request('POST', '/v1/search', input);
   }
   retry(id: string): Promise<JobView> {
     return this.request('POST', `/v1/jobs/${encodeURIComponent(id)}/retry`);

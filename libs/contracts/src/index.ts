@@ -10,3 +10,4 @@ export * from './events';
 export * from './validation';
 export * from './suggest';
 export * from './workspace-tools';
+export * from './search';
