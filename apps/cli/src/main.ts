@@ -69,12 +69,13 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .action(async () => {
       await migrate(loadConfig().databaseUrl, false);
     });
-  server(program.command('scan <path>'))
-    .description('scan a repository as a job, with live progress')
-    .option('--no-wait', 'print the job id and return at once')
+  server(program.command('scan <paths...>'))
+    .description('scan a repository as a job, with live progress (several paths: one batch request, one job each)')
+    .option('--no-wait', 'print the job id(s) and return at once')
     .option('--local', 'scan in this process, without a server')
-    .action(async (target: string, options) => {
-      code = await (await jobs()).scanCommand(target, options);
+    .action(async (targets: string[], options) => {
+      const commands = await jobs();
+      code = targets.length === 1 ? await commands.scanCommand(targets[0], options) : await commands.scanManyCommand(targets, options);
     });
   program
     .command('fetch <url>')

@@ -6,3 +6,5 @@ export * from './migrator';
 export * from './project-root';
 export * from './db.module';
 export * from './llm-answer-repository';
+export * from './job-write-batcher';
+export * from './group-commit';
