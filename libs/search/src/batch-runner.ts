@@ -31,10 +31,15 @@ export class BatchRunner {
     for (const file of files) this.pending.push(file);
     this.seen += files.length;
     const size = Math.min(MAX_BATCH_FILES, Math.max(MIN_BATCH_FILES, Math.ceil(this.seen / (this.pool.size * BATCHES_PER_WORKER))));
-    if (this.pending.length < size) return;
     let start = 0;
     for (; start + size <= this.pending.length; start += size) this.dispatch(this.pending.slice(start, start + size));
-    this.pending = this.pending.slice(start);
+    this.pending = start === 0 ? this.pending : this.pending.slice(start);
+    // The threads have taken every batch: hand them what is pending rather than let them wait
+    // for a full batch while the walk is slower than the search.
+    if (this.pool.queued === 0 && this.pending.length >= MIN_BATCH_FILES) {
+      this.dispatch(this.pending);
+      this.pending = [];
+    }
   }
 
   /** The walk is over: the files still pending go out, one even share per thread. */

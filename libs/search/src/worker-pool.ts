@@ -44,6 +44,11 @@ export class SearchWorkerPool {
     private readonly entry = defaultWorkerEntry(),
   ) {}
 
+  /** Batches waiting for a thread (0: every thread that is free has work, or soon will). */
+  get queued(): number {
+    return this.queue.length;
+  }
+
   /** Queues a batch; returns its id (for `abandon`) and the promise of its result. */
   run(task: SearchTask): { id: number; result: Promise<TaskResult> } {
     if (this.closed) throw new Error('The search worker pool is closed.');

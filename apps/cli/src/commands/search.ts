@@ -43,6 +43,8 @@ export async function searchCommand(target: string, pattern: string, options: Se
     answer = await new QuarryClient(options.server.replace(/\/+$/, ''), options.key).search(input);
   } else {
     const search = await import('@quarry/search');
+    // The threads start (and load RE2) while the root is resolved.
+    search.sharedSearchPool().warm();
     try {
       answer = await search.answerSearch(await localRoot(input.root), input, { timeoutMs: 10 * 60_000 });
     } finally {
