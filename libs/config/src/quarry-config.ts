@@ -42,6 +42,8 @@ const envSchema = z.object({
   QUARRY_MAX_FILE_BYTES: z.coerce.number().int().min(1_024).max(100 * 1024 * 1024).default(1024 * 1024),
   QUARRY_SEARCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   QUARRY_MENTIONS_MAX_URLS: z.coerce.number().int().min(0).max(100).default(10),
+  QUARRY_ARTIFACT_DIR: z.string().optional(),
+  QUARRY_ARTIFACT_TTL_MS: z.coerce.number().int().min(60_000).default(86_400_000),
 });
 
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/quarry';
@@ -73,6 +75,13 @@ export interface QuarryConfig {
   llm: LlmSettings | undefined;
   /** Stack detection mode when a request names none (QUARRY_DETECTION_MODE); full without an LLM runs static. */
   detectionMode: 'full' | 'static' | 'llm-only';
+  /**
+   * Where pack jobs write their documents and the gateway serves them from (QUARRY_ARTIFACT_DIR,
+   * default `.quarry/artifacts` under the working directory): workers and gateway must share it.
+   */
+  artifactDir: string;
+  /** How long a pack's document is kept (QUARRY_ARTIFACT_TTL_MS, default a day): older ones are removed when a pack starts. */
+  artifactTtlMs: number;
   /** How workspace files and searches are loaded for mentions and tool plans. */
   files: {
     /** Let `.env*`, keys and `.ssh/` be read by name (contents are still redacted). */
@@ -116,6 +125,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     host: e.QUARRY_HOST,
     port: e.QUARRY_PORT,
     workspaceRoots: parseRoots(e.QUARRY_WORKSPACE_ROOTS, cwd),
+    artifactDir: path.resolve(cwd, e.QUARRY_ARTIFACT_DIR ?? path.join('.quarry', 'artifacts')),
+    artifactTtlMs: e.QUARRY_ARTIFACT_TTL_MS,
     workerQueues: parseQueues(e.QUARRY_WORKER_QUEUES),
     workerConcurrency: e.QUARRY_WORKER_CONCURRENCY,
     allowAnonymous: e.QUARRY_ALLOW_ANONYMOUS,
