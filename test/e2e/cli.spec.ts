@@ -335,6 +335,8 @@ describe('the quarry CLI', () => {
       const run = await quarry(['search', root, 'TODO', '--json']);
       expect(run.code).toBe(0);
       expect(JSON.parse(run.stdout)).toMatchObject({ total: 2, files: 2, indexed: false, skipped: { binary: 1 } });
+      const countsOnly = await quarry(['search', root, 'TODO', '--json', '--max-results', '0']);
+      expect(JSON.parse(countsOnly.stdout)).toMatchObject({ total: 2, files: 2, hits: [], truncated: true });
       const folded = await quarry(['search', root, 'todo', '--ignore-case', '--counts']);
       expect(folded.stdout).toBe('src/a.c:2\nsrc/b.h:1\n');
       expect(folded.stderr).toContain('3 matching lines in 2 files (2 searched); not searched: 1 binary');

@@ -25,6 +25,12 @@ const numeric = (value: string) => {
 };
 const ENCODINGS = ['o200k_base', 'cl100k_base'];
 
+const wholeNumber = (value: string) => {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('expected a whole number ≥ 0');
+  return parsed;
+};
+
 /** Runs the CLI; resolves with the exit code, or undefined for long-running servers. */
 export async function main(argv: string[]): Promise<number | undefined> {
   let code: number | undefined = EXIT.ok;
@@ -164,8 +170,8 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .option('--path <glob>', 'only files matching this glob (*.c at any depth; drivers/**/*.c on the path)')
     .option('--directory <dir>', 'search only this directory (relative to PATH)')
     .option('--hidden', 'search hidden files and directories too, as rg --hidden')
-    .option('--max-results <n>', 'matching lines shown (all are counted; default 200, 50 with --json)', positive)
-    .option('--context <n>', 'lines of context around each hit (with --json)', Number)
+    .option('--max-results <n>', 'matching lines shown, 0 for counts only (all are counted; default 200, 50 with --json)', wholeNumber)
+    .option('--context <n>', 'lines of context around each hit (with --json)', wholeNumber)
     .option('--counts', 'print path:count for every matching file, as rg -c')
     .option('--local', 'search in this process (the default)')
     .option('--server <url>', 'search on this gateway (POST /v1/search) instead of in this process')
