@@ -17,6 +17,23 @@ const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants
 const MATCHER_CACHE_SIZE = 8;
 
 const matchers = new Map<string, Matcher>();
+/**
+ * Per search, the paths of the matches this thread described so far, smallest first, at most
+ * `keep`: once it holds `keep`, a later file past the last of them cannot be among the search's
+ * first `keep` (those are within every thread's own first `keep`), so its matches are only counted.
+ */
+const describedBySearch = new Map<number, string[]>();
+const SEARCHES_REMEMBERED = 8;
+
+function describedPaths(searchId: number): string[] {
+  let paths = describedBySearch.get(searchId);
+  if (paths === undefined) {
+    if (describedBySearch.size >= SEARCHES_REMEMBERED) describedBySearch.delete(describedBySearch.keys().next().value as number);
+    paths = [];
+    describedBySearch.set(searchId, paths);
+  }
+  return paths;
+}
 /** Reused across files and grown as needed: one allocation per worker instead of one per file. */
 let readBuffer = Buffer.allocUnsafe(1 << 20);
 
@@ -89,6 +106,7 @@ export function runTask(task: SearchTask): TaskResult {
   };
   // Path order inside the batch, so the matches kept are this batch's first ones by path.
   const files = [...task.files].sort(comparePaths);
+  const described = describedPaths(task.searchId);
   const prefix = task.root.endsWith('/') ? task.root : `${task.root}/`;
   const shouldStop = () => Atomics.load(task.cancel, 0) !== 0 || Date.now() > task.deadline;
   for (const file of files) {
@@ -105,7 +123,8 @@ export function runTask(task: SearchTask): TaskResult {
       result.skipped.binary++;
       continue;
     }
-    const found = searchContent(content, file, matcher, task.keep - result.matches.length, task.contextLines, shouldStop);
+    const beyond = described.length >= task.keep && comparePaths(file, described[described.length - 1]) > 0;
+    const found = searchContent(content, file, matcher, beyond ? 0 : task.keep - result.matches.length, task.contextLines, shouldStop);
     result.stopped = found.stopped;
     if (found.count > 0 && content.length > BINARY_SNIFF_BYTES && content.indexOf(0, BINARY_SNIFF_BYTES) !== -1) {
       result.skipped.binary++;
@@ -118,10 +137,18 @@ export function runTask(task: SearchTask): TaskResult {
       result.totalMatches += found.count;
       result.fileCounts?.push({ path: file, count: found.count });
       for (const match of found.matches) result.matches.push(match);
+      if (found.matches.length > 0) remember(described, found.matches.map((match) => match.path), task.keep);
     }
     if (found.stopped) break;
   }
   return result;
+}
+
+/** Adds `paths` to the sorted list and keeps its first `keep`. */
+function remember(described: string[], paths: string[], keep: number): void {
+  for (const path of paths) described.push(path);
+  described.sort(comparePaths);
+  if (described.length > keep) described.length = keep;
 }
 
 parentPort?.on('message', ({ id, task }: WorkerRequest) => {

@@ -178,6 +178,15 @@ describe('searchWorkspace on many files', () => {
     expect(formatMatches(result)).toContain('(showing the first 5 of 300 matching lines in 150 files, 150 searched)');
   });
 
+  it('returns the same first matches whatever maxMatches is (threads skip describing files past their own first ones)', async () => {
+    const all = await search(root, { mode: 'regex', pattern: 'match \\d+', maxMatches: 1_000 });
+    for (const keep of [1, 7, 40]) {
+      const some = await search(root, { mode: 'regex', pattern: 'match \\d+', maxMatches: keep });
+      expect(some.matches).toEqual(all.matches.slice(0, keep));
+      expect(some.totalMatches).toBe(all.totalMatches);
+    }
+  });
+
   it('gives the same answer on every run', async () => {
     const first = await search(root, { mode: 'regex', pattern: 'match \\d+', maxMatches: 40 });
     const second = await search(root, { mode: 'regex', pattern: 'match \\d+', maxMatches: 40 });

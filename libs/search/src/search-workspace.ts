@@ -20,6 +20,8 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 const MAX_CONTEXT_LINES = 20;
 
+let nextSearchId = 1;
+
 export interface SearchWorkspaceOptions {
   /** Defaults to the process-wide pool (min(cores, 4) threads). */
   pool?: SearchWorkerPool;
@@ -51,6 +53,7 @@ export async function searchWorkspace(request: SearchRequest, options: SearchWor
   const budget = new Budget(timeoutMs, request.signal);
   try {
     const runner = new BatchRunner(pool, {
+      searchId: nextSearchId++,
       root: request.root,
       mode: request.mode,
       pattern: request.pattern,

@@ -2,6 +2,8 @@ import type { FileCount, SearchMatch, SearchMode, SearchSkipped } from './search
 
 /** One batch of files for a search worker. Plain data: it crosses the thread boundary by structured clone. */
 export interface SearchTask {
+  /** The same for every batch of one search: a thread remembers what it described for it. */
+  searchId: number;
   /** Absolute directory the paths are relative to (the workspace root). */
   root: string;
   /** Root-relative POSIX paths. */
