@@ -12,8 +12,9 @@
  *   (s) cold search on the Linux tree: `quarry search` / `quarry mention` as whole CLI runs vs rg (bench/search-cli.bench.ts)
  *   (x) MCP: read_file and search_text over stdio vs the same operation in-process (bench/mcp.bench.ts)
  *   (i) code index on Linux fs/: symbols vs ctags, tokenizers, token totals and pack vs Repomix (bench/code-index.bench.ts)
+ *   (r) repositories by URL on Linux: first scan vs blobless clone + rg --files; cache-hit repeat vs path scan (bench/snapshot.bench.ts)
  *
- * Options: --only a,b,p,c,d,f,g,e,m,s,x,i (p = Postgres round-trip profile; default: all); --whole-linux
+ * Options: --only a,b,p,c,d,f,g,e,m,s,x,i,r (p = Postgres round-trip profile; default: all); --whole-linux
  * to also pack the whole Linux tree in (i), --i-parts index,tokens,pack,whole,product to run only some of (i); --quick for a
  * short smoke run; --pin to pin each scan worker of (c) to its own CPU (taskset). Everything runs on 127.0.0.1; the whole run is
  * bounded by a watchdog, and child processes and queue keys are removed at the end.
@@ -37,7 +38,7 @@ interface Target {
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
   const onlyIndex = argv.indexOf('--only');
-  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 's', 'x', 'i'] : (argv[onlyIndex + 1] ?? '').split(','));
+  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 's', 'x', 'i', 'r'] : (argv[onlyIndex + 1] ?? '').split(','));
   const started = Date.now();
   // Packing the whole kernel cold (--whole-linux) takes many minutes on its own.
   const watchdogMs = argv.includes('--whole-linux') || /whole/.test(argv[argv.indexOf('--i-parts') + 1] ?? '') ? 3 * WATCHDOG_MS : WATCHDOG_MS;
@@ -49,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
   printMachine();
-  const results: { service?: ServiceBenchReport; walk?: unknown; fetch?: unknown; detect?: unknown; mentions?: unknown; mcp?: unknown; codeIndex?: unknown; searchCli?: unknown } = {};
+  const results: { service?: ServiceBenchReport; walk?: unknown; fetch?: unknown; detect?: unknown; mentions?: unknown; mcp?: unknown; codeIndex?: unknown; searchCli?: unknown; snapshot?: unknown } = {};
   const targets: Target[] = [];
 
   if (only.has('a') || only.has('b') || only.has('c') || only.has('p') || only.has('f')) {
@@ -201,6 +202,21 @@ async function main(argv: string[]): Promise<number> {
           met: row.ratio! <= row.target && row.total === rgTotal(row.query),
         })),
     );
+  }
+
+  if (only.has('r')) {
+    console.log('\n(r) repositories by URL on Linux: first scan vs blobless clone + rg; cache-hit repeat vs path scan (bench/snapshot.bench.ts)');
+    console.log(`  ${describeQuiet(await waitForQuiet())}`);
+    const { runSnapshotBench } = await import('./snapshot.bench');
+    const snapshot = await runSnapshotBench();
+    results.snapshot = snapshot;
+    const overhead = snapshot.repeatScanMs - snapshot.localScanMs;
+    targets.push({
+      figure: '(r) repeat job on the same commit vs a path scan of the checkout',
+      target: '≤ 1.3x and ≤ 50 ms overhead',
+      measured: `${(snapshot.repeatScanMs / snapshot.localScanMs).toFixed(2)}x, ${overhead >= 0 ? '+' : ''}${overhead.toFixed(0)} ms (${snapshot.repeatScanMs.toFixed(0)} vs ${snapshot.localScanMs.toFixed(0)} ms)`,
+      met: snapshot.repeatScanMs <= 1.3 * snapshot.localScanMs && overhead <= 50 && snapshot.countsMatch,
+    });
   }
 
   if (only.has('i')) {

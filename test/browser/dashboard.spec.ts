@@ -32,7 +32,7 @@ const progressSeen = (page: Page) => page.evaluate(() => (globalThis as any).__p
 
 async function submitScan(page: Page, root: string): Promise<string> {
   await page.getByRole('tab', { name: 'Scan' }).click();
-  await page.getByLabel('Repository path').fill(root);
+  await page.getByLabel('Repository', { exact: true }).fill(root);
   return startJob(page, 'Scan');
 }
 
@@ -112,7 +112,7 @@ describe('the dashboard', () => {
 
     it('shows a bad input next to its field: first in the browser, then from the server', async () => {
       const page = await openPage(stack.url);
-      const field = page.getByLabel('Repository path');
+      const field = page.getByLabel('Repository', { exact: true });
       await field.fill('relative/path');
       await page.getByRole('button', { name: 'Start scan' }).click();
       await expect(page.locator('#scan-root-error').innerText()).resolves.toContain('absolute path');

@@ -62,13 +62,13 @@ async function checkPhone(url: string, id: string, result: string, name: string)
 
 /** A root outside the allowed roots is refused at submission, shown under the path with its suggestion. */
 async function expectRootRefused(page: Page, kind: string) {
-  await page.getByLabel('Repository path').fill('/etc');
+  await page.getByLabel('Repository', { exact: true }).fill('/etc');
   await page.getByRole('button', { name: `Start ${kind}` }).click();
   const error = page.locator(`#${kind}-root-error .error-box`);
   await error.waitFor();
   await expect(error.innerText()).resolves.toContain('path_outside_root');
   await expect(error.locator('.suggestion').innerText()).resolves.not.toBe('');
-  expect(await page.getByLabel('Repository path').getAttribute('aria-invalid')).toBe('true');
+  expect(await page.getByLabel('Repository', { exact: true }).getAttribute('aria-invalid')).toBe('true');
   expect(page.url()).not.toContain('#/jobs/');
 }
 
@@ -99,7 +99,7 @@ describe('the detect, mentions and interpret views', () => {
     it('shows one card per service of a pnpm monorepo, and the job in the list', async () => {
       const page = await openPage(stack.url);
       await openForm(page, 'Detect');
-      await page.getByLabel('Repository path').fill(repo);
+      await page.getByLabel('Repository', { exact: true }).fill(repo);
       await page.getByLabel('Detection mode').selectOption('static');
       const id = await startJob(page, 'Detect');
       const view = await finished(page, id, 'detect');
@@ -136,7 +136,7 @@ describe('the detect, mentions and interpret views', () => {
     it('a repository of many services: the run warning once, a summary table, collapsed cards and a filter', async () => {
       const page = await openPage(stack.url);
       await openForm(page, 'Detect');
-      await page.getByLabel('Repository path').fill(many);
+      await page.getByLabel('Repository', { exact: true }).fill(many);
       const id = await startJob(page, 'Detect'); // the server's default mode: full, and no LLM is configured
       const view = await finished(page, id, 'detect');
 
@@ -158,7 +158,7 @@ describe('the detect, mentions and interpret views', () => {
     it('refuses a relative path in the browser and a root outside the allowed ones from the server', async () => {
       const page = await openPage(stack.url);
       await openForm(page, 'Detect');
-      await page.getByLabel('Repository path').fill('apps/web');
+      await page.getByLabel('Repository', { exact: true }).fill('apps/web');
       await page.getByRole('button', { name: 'Start detect' }).click();
       await expect(page.locator('#detect-root-error').innerText()).resolves.toContain('absolute path');
       await expectRootRefused(page, 'detect');
@@ -171,7 +171,7 @@ describe('the detect, mentions and interpret views', () => {
     it('shows the summary, each mention, the fix for a missing file, the coverage and a copyable prompt', async () => {
       const page = await openPage(stack.url, undefined, 'light', { permissions: ['clipboard-read', 'clipboard-write'] });
       await openForm(page, 'Mentions');
-      await page.getByLabel('Repository path').fill(code);
+      await page.getByLabel('Repository', { exact: true }).fill(code);
       await page.getByLabel('Prompt').fill(prompt);
       await page.getByLabel('Budget (KB, optional)').fill('64');
       const id = await startJob(page, 'Mentions');
@@ -216,7 +216,7 @@ describe('the detect, mentions and interpret views', () => {
     it('refuses an empty prompt and a bad budget in the browser, and a root outside the allowed ones from the server', async () => {
       const page = await openPage(stack.url);
       await openForm(page, 'Mentions');
-      await page.getByLabel('Repository path').fill(code);
+      await page.getByLabel('Repository', { exact: true }).fill(code);
       await page.getByLabel('Prompt').fill('   ');
       await page.getByLabel('Budget (KB, optional)').fill('lots');
       await page.getByRole('button', { name: 'Start mentions' }).click();
@@ -235,7 +235,7 @@ describe('the detect, mentions and interpret views', () => {
     it('answers "show me lines 1-2 of src/app.ts" with the rules and shows the two lines', async () => {
       const page = await openPage(stack.url);
       await openForm(page, 'Interpret');
-      await page.getByLabel('Repository path').fill(code);
+      await page.getByLabel('Repository', { exact: true }).fill(code);
       await page.getByLabel('Question').fill('show me lines 1-2 of src/app.ts');
       await page.getByLabel('AI planner').selectOption('off');
       const id = await startJob(page, 'Interpret');
@@ -257,7 +257,7 @@ describe('the detect, mentions and interpret views', () => {
     it('renders search rows, a stack detection and a plan without execution', async () => {
       const page = await openPage(stack.url);
       await openForm(page, 'Interpret');
-      await page.getByLabel('Repository path').fill(code);
+      await page.getByLabel('Repository', { exact: true }).fill(code);
       await page.getByLabel('Question').fill('grep for TODO');
       await page.getByLabel('AI planner').selectOption('off');
       let id = await startJob(page, 'Interpret');
@@ -270,7 +270,7 @@ describe('the detect, mentions and interpret views', () => {
       await screenshot(page, 'interpret-grep');
 
       // Plan only, on the monorepo (the form keeps the AI setting): the step is listed, not run.
-      await page.getByLabel('Repository path').fill(repo);
+      await page.getByLabel('Repository', { exact: true }).fill(repo);
       await page.getByLabel('Question').fill("what's the tech stack");
       await page.getByLabel('Plan only: do not run the tools').check();
       id = await startJob(page, 'Interpret');
@@ -303,7 +303,7 @@ describe('the detect, mentions and interpret views', () => {
     it('refuses an empty question in the browser and a root outside the allowed ones from the server', async () => {
       const page = await openPage(stack.url);
       await openForm(page, 'Interpret');
-      await page.getByLabel('Repository path').fill(code);
+      await page.getByLabel('Repository', { exact: true }).fill(code);
       await page.getByRole('button', { name: 'Start interpret' }).click();
       await expect(page.locator('#interpret-query-error').innerText()).resolves.toContain('Ask a question');
       expect(await page.getByLabel('Question').getAttribute('aria-invalid')).toBe('true');

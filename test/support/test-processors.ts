@@ -5,6 +5,7 @@ import { QUARRY_CONFIG, QuarryConfig } from '../../libs/config/src';
 import { HandlesJob, JobContext, JobHandler } from '../../apps/worker/src/job-handler';
 import { ScanProcessor } from '../../apps/worker/src/processors/scan.processor';
 import { StackDetector } from '../../apps/worker/src/stack-detector';
+import { JobSnapshots } from '../../apps/worker/src/job-snapshots';
 
 /** Fails the first attempt of every job with a transient error, then scans for real. */
 @Injectable()
@@ -13,8 +14,9 @@ export class FlakyScanProcessor implements JobHandler<'scan'> {
   static readonly attemptsSeen: Array<{ jobId: string; attempt: number; at: number }> = [];
   private readonly real: ScanProcessor;
 
-  constructor(@Inject(QUARRY_CONFIG) config: QuarryConfig, detector: StackDetector) {
-    this.real = new ScanProcessor(config, detector);
+  constructor(@Inject(QUARRY_CONFIG) config: QuarryConfig, detector: StackDetector, snapshots: JobSnapshots) {
+    void config;
+    this.real = new ScanProcessor(snapshots, detector);
   }
 
   run(input: ScanInput, context: JobContext): Promise<ScanResult> {

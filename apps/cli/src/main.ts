@@ -84,8 +84,9 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .action(async () => {
       await migrate(loadConfig().databaseUrl, false);
     });
-  server(program.command('scan <paths...>'))
-    .description('scan a repository as a job, with live progress (several paths: one batch request, one job each)')
+  server(program.command('scan <paths-or-urls...>'))
+    .description('scan a repository (a directory, or a git URL) as a job, with live progress (several: one batch request, one job each)')
+    .option('--ref <ref>', 'branch, tag or commit of a git URL (default: the remote HEAD)')
     .option('--no-wait', 'print the job id(s) and return at once')
     .option('--local', 'scan in this process, without a server')
     .action(async (targets: string[], options) => {
@@ -138,13 +139,14 @@ export async function main(argv: string[]): Promise<number | undefined> {
       code = await fetchCommand(url, { ...options, remote: options.server !== undefined });
     });
   program
-    .command('detect <path>')
+    .command('detect <path-or-url>')
     .description('detect the tech stack of every service in a repository (in this process, or --server for a job)')
+    .option('--ref <ref>', 'branch, tag or commit of a git URL (default: the remote HEAD)')
     .addOption(new Option('--mode <mode>', 'full: deterministic then LLM; static: no LLM; llm-only: LLM only').choices(['full', 'static', 'llm-only']))
     .option('--server <url>', 'run it as a job on this gateway (LLM answers cached in Postgres)')
     .option('--key <key>', 'API key (default: $QUARRY_API_KEY)', process.env.QUARRY_API_KEY)
     .option('--json', 'print JSON')
-    .action(async (target: string, options: { mode?: 'full' | 'static' | 'llm-only'; server?: string; key?: string; json?: boolean }) => {
+    .action(async (target: string, options: { mode?: 'full' | 'static' | 'llm-only'; ref?: string; server?: string; key?: string; json?: boolean }) => {
       const { detectCommand } = await import('./commands/detect');
       code = await detectCommand(target, { ...options, remote: options.server !== undefined });
     });
@@ -152,12 +154,14 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .command('mention <prompt>')
     .description('expand @file#L1-9, @dir/, @search:"x", @grep:"re", @url:…, @symbol:Name in a prompt (use - to read it from stdin)')
     .option('--root <dir>', 'workspace the paths are relative to', '.')
+    .option('--repo <url>', 'a git URL instead of --root (its files, at --ref)')
+    .option('--ref <ref>', 'branch, tag or commit of --repo (default: the remote HEAD)')
     .option('--parse-only', 'print the typed parse and load nothing')
     .option('--budget <bytes>', 'size cap of the augmented prompt (default 200000)', positive)
     .option('--server <url>', 'run it as a job on this gateway (URLs as child fetch jobs)')
     .option('--key <key>', 'API key (default: $QUARRY_API_KEY)', process.env.QUARRY_API_KEY)
     .option('--json', 'print JSON')
-    .action(async (prompt: string, options: { root: string; parseOnly?: boolean; budget?: number; server?: string; key?: string; json?: boolean }) => {
+    .action(async (prompt: string, options: { root: string; repo?: string; ref?: string; parseOnly?: boolean; budget?: number; server?: string; key?: string; json?: boolean }) => {
       const { mentionCommand } = await import('./commands/mention');
       code = await mentionCommand(prompt, { ...options, remote: options.server !== undefined });
     });
@@ -185,6 +189,8 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .command('ask <question>')
     .description('answer a question about a workspace: a tool plan (AI first, rules as the fallback), then the tools run')
     .option('--root <dir>', 'the workspace', '.')
+    .option('--repo <url>', 'a git URL instead of --root (its files, at --ref)')
+    .option('--ref <ref>', 'branch, tag or commit of --repo (default: the remote HEAD)')
     .option('--plan-only', 'print the plan and run nothing')
     .option('--no-ai', 'plan with the rules only, even when an LLM is configured')
     .option('--cwd <dir>', 'editor context: the current directory ("here", "this folder")')
@@ -269,7 +275,7 @@ async function migrate(databaseUrl: string, quiet: boolean): Promise<void> {
 
 const REFUSALS = new Set([
   'input_invalid', 'url_invalid', 'url_blocked', 'path_not_absolute', 'path_outside_root', 'root_not_found', 'root_not_directory',
-  'budget_invalid', 'style_unknown', 'pattern_invalid', 'regex_invalid', 'symbol_invalid',
+  'budget_invalid', 'style_unknown', 'pattern_invalid', 'regex_invalid', 'symbol_invalid', 'ref_not_found', 'repo_not_found', 'repo_too_large',
 ]);
 
 function exitCodeFor(error: unknown): number {

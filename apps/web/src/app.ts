@@ -466,6 +466,13 @@ function JobDetail({ id }: { id: string }) {
       <${ProgressBar} job=${job} />
       <dl class="facts meta">
         <dt>Job</dt><dd><code>${job.id}</code></dd>
+        ${job.source
+          ? html`<dt>Commit</dt><dd data-commit=${job.source.commit}><code title=${job.source.commit}>${job.source.commit.slice(0, 12)}</code>${'git' in job.source
+              ? html` · <span class="muted">${job.source.git} @ ${job.source.ref}</span>`
+              : job.source.dirty
+                ? html` · <span class="muted">content hash: uncommitted changes</span>`
+                : null}</dd>`
+          : null}
         <dt>Created</dt><dd>${formatDateTime(job.createdAt)}</dd>
         <dt>Started</dt><dd>${formatDateTime(job.startedAt)}</dd>
         <dt>Finished</dt><dd>${formatDateTime(job.finishedAt)}</dd>

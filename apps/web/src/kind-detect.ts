@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { DetectInput, DetectResult, UniversalBuild } from './contracts.js';
-import { ROOT_FIELD, registerKind, rootProblem, text, workspaceFieldFor } from './kinds.js';
+import { REF_FIELD, ROOT_FIELD, refProblem, registerKind, repositoryInput, repositorySummary, rootProblem, text, workspaceFieldFor } from './kinds.js';
 import { html } from './ui.js';
 
 const UNKNOWN = 'unknown';
@@ -175,6 +175,7 @@ registerKind({
   description: 'Find every service of a repository: language, build system, framework, runtime, build and start commands, caches.',
   fields: [
     ROOT_FIELD,
+    REF_FIELD,
     {
       name: 'mode',
       label: 'Detection mode',
@@ -191,14 +192,15 @@ registerKind({
     const mode = text(values, 'mode');
     return {
       root: rootProblem(values.root),
+      ref: refProblem(values),
       mode: mode && !(MODES as readonly string[]).includes(mode) ? 'Choose full, static or LLM only.' : undefined,
     };
   },
   toInput(values): DetectInput {
     const mode = text(values, 'mode') as DetectInput['mode'] | '';
-    return { root: text(values, 'root'), ...(mode ? { mode } : {}) };
+    return { ...repositoryInput(values), ...(mode ? { mode } : {}) };
   },
-  fieldFor: (error) => workspaceFieldFor(error, ['root', 'mode']),
-  summary: (input) => (input as DetectInput)?.root ?? '',
+  fieldFor: (error) => workspaceFieldFor(error, ['root', 'ref', 'mode']),
+  summary: repositorySummary,
   Result: ({ result }) => html`<${DetectResultView} result=${result as DetectResult} />`,
 });

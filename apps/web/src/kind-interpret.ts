@@ -1,7 +1,7 @@
 import type { VNode } from 'preact';
 import type { DetectResult, FetchResult, InterpretInput, InterpretResult } from './contracts.js';
 import { ServiceCards } from './kind-detect.js';
-import { ROOT_FIELD, registerKind, rootProblem, text, workspaceFieldFor } from './kinds.js';
+import { REF_FIELD, ROOT_FIELD, refProblem, registerKind, repositoryInput, repositorySummary, rootProblem, text, workspaceFieldFor } from './kinds.js';
 import { ErrorBox, formatBytes, formatCount, html } from './ui.js';
 
 type Step = InterpretResult['plan']['tools'][number];
@@ -180,6 +180,7 @@ registerKind({
   description: 'Ask about a repository in plain words; Quarry plans the tools (AI, or rules as a fallback) and runs them.',
   fields: [
     ROOT_FIELD,
+    REF_FIELD,
     { name: 'query', label: 'Question', type: 'textarea', rows: 3, placeholder: 'Which files mention fetchUser in the api folder?' },
     { name: 'cwd', label: 'Current directory (optional)', type: 'text', placeholder: 'src/api', hint: 'What "here" and "this folder" mean; relative to the repository.' },
     { name: 'activeFile', label: 'Active file (optional)', type: 'text', placeholder: 'src/api/users.ts', hint: 'What "this file" means.' },
@@ -200,6 +201,7 @@ registerKind({
     const ai = text(values, 'ai');
     return {
       root: rootProblem(values.root),
+      ref: refProblem(values),
       query: !query ? 'Ask a question.' : query.length > MAX_QUERY_CHARS ? `A question is at most ${formatCount(MAX_QUERY_CHARS)} characters.` : undefined,
       ai: ai && !(AI_MODES as readonly string[]).includes(ai) ? 'Choose auto, off or only.' : undefined,
     };
@@ -208,14 +210,14 @@ registerKind({
     const context = { cwd: text(values, 'cwd'), activeFile: text(values, 'activeFile') };
     const given = Object.fromEntries(Object.entries(context).filter(([, value]) => value));
     return {
-      root: text(values, 'root'),
+      ...repositoryInput(values),
       query: text(values, 'query'),
       ...(Object.keys(given).length ? { context: given } : {}),
       execute: values.planOnly !== true,
       ai: (text(values, 'ai') || 'auto') as InterpretInput['ai'],
     };
   },
-  fieldFor: (error) => (/^llm_/.test(error.kind) ? 'ai' : workspaceFieldFor(error, ['root', 'query', 'cwd', 'activeFile', 'ai'])),
+  fieldFor: (error) => (/^llm_/.test(error.kind) ? 'ai' : workspaceFieldFor(error, ['root', 'ref', 'query', 'cwd', 'activeFile', 'ai'])),
   summary: (input) => (input as InterpretInput)?.query ?? '',
   Result: ({ result }) => html`<${InterpretResultView} result=${result as InterpretResult} />`,
 });

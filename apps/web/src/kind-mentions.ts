@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { MentionsInput, MentionsResult } from './contracts.js';
-import { ROOT_FIELD, registerKind, rootProblem, text, workspaceFieldFor } from './kinds.js';
+import { REF_FIELD, ROOT_FIELD, refProblem, registerKind, repositoryInput, repositorySummary, rootProblem, text, workspaceFieldFor } from './kinds.js';
 import { ErrorBox, formatBytes, formatCount, html } from './ui.js';
 
 type Mention = MentionsResult['mentions'][number];
@@ -135,6 +135,7 @@ registerKind({
   description: 'Expand the @mentions of a prompt (files, line ranges, directories, searches, URLs) into context blocks after it.',
   fields: [
     ROOT_FIELD,
+    REF_FIELD,
     {
       name: 'prompt',
       label: 'Prompt',
@@ -150,6 +151,7 @@ registerKind({
     const budget = text(values, 'budget');
     return {
       root: rootProblem(values.root),
+      ref: refProblem(values),
       prompt: !prompt.trim()
         ? 'Write a prompt with at least one @mention.'
         : prompt.length > MAX_PROMPT_CHARS
@@ -163,12 +165,12 @@ registerKind({
   },
   toInput(values): MentionsInput {
     const budget = text(values, 'budget');
-    return { root: text(values, 'root'), prompt: String(values.prompt), ...(budget ? { budget: { maxBytes: Number(budget) * KB } } : {}) };
+    return { ...repositoryInput(values), prompt: String(values.prompt), ...(budget ? { budget: { maxBytes: Number(budget) * KB } } : {}) };
   },
-  fieldFor: (error) => workspaceFieldFor(error, ['root', 'prompt', 'budget']),
+  fieldFor: (error) => workspaceFieldFor(error, ['root', 'ref', 'prompt', 'budget']),
   summary: (input) => {
-    const { prompt, root } = (input ?? {}) as Partial<MentionsInput>;
-    return prompt ? prompt.replace(/\s+/g, ' ').slice(0, 120) : (root ?? '');
+    const { prompt } = (input ?? {}) as Partial<MentionsInput>;
+    return prompt ? prompt.replace(/\s+/g, ' ').slice(0, 120) : repositorySummary(input);
   },
   Result: ({ result }) => html`<${MentionsResultView} result=${result as MentionsResult} />`,
 });

@@ -1,6 +1,6 @@
 import type { ScanInput, ScanResult } from './contracts.js';
 import { ServiceCards } from './kind-detect.js';
-import { ROOT_FIELD, registerKind, rootProblem, text, workspaceFieldFor } from './kinds.js';
+import { REF_FIELD, ROOT_FIELD, refProblem, registerKind, repositoryInput, repositorySummary, rootProblem, text, workspaceFieldFor } from './kinds.js';
 import { formatBytes, formatCount, formatDuration, html } from './ui.js';
 
 const PALETTE = ['#4f7cff', '#22b07d', '#f0a030', '#e0557a', '#9a6cf0', '#2cb5c9', '#c98a2c', '#7a8aa0'];
@@ -54,7 +54,7 @@ function ScanResultView({ result }: { result: ScanResult }) {
       <div class="stat"><span class="stat-value">${formatDuration(result.durationMs)}</span><span class="stat-label">scan time</span></div>
     </div>
     <p class="muted small">
-      <code>${result.root}</code> · skipped ${formatCount(skipped.ignored)} ignored, ${formatCount(skipped.binary)} binary,
+      <code>${result.root}</code>${result.source ? html` @ <code class="commit" title=${result.source.commit}>${result.source.commit.slice(0, 12)}</code>` : null} · skipped ${formatCount(skipped.ignored)} ignored, ${formatCount(skipped.binary)} binary,
       ${formatCount(skipped.symlinks)} symlinks, ${formatCount(skipped.unreadable)} unreadable
     </p>
     ${result.stack?.length
@@ -100,13 +100,12 @@ registerKind({
   kind: 'scan',
   title: 'Scan',
   description: 'Walk a repository (honouring .gitignore): files, lines and bytes per language and directory, and the stack of every service.',
-  fields: [ROOT_FIELD],
+  fields: [ROOT_FIELD, REF_FIELD],
   validate(values) {
-    const problem = rootProblem(values.root);
-    return problem ? { root: problem } : {};
+    return { root: rootProblem(values.root), ref: refProblem(values) };
   },
-  toInput: (values): ScanInput => ({ root: text(values, 'root') }),
-  fieldFor: (error) => workspaceFieldFor(error, ['root']),
-  summary: (input) => (input as ScanInput)?.root ?? '',
+  toInput: (values): ScanInput => repositoryInput(values),
+  fieldFor: (error) => workspaceFieldFor(error, ['root', 'ref']),
+  summary: repositorySummary,
   Result: ({ result }) => html`<${ScanResultView} result=${result as ScanResult} />`,
 });

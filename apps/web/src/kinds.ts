@@ -66,27 +66,83 @@ export function kindDef(kind: JobKind): KindDef {
   return registry.get(kind) ?? genericKind(kind);
 }
 
-/** The repository field every workspace kind starts with (detect, mentions, interpret). */
+/** The repository field every kind that reads a repository starts with: a git URL or a path. */
 export const ROOT_FIELD: FieldDef = {
+  name: 'root',
+  label: 'Repository',
+  type: 'text',
+  placeholder: 'https://github.com/owner/repo.git or /absolute/path',
+  hint: 'A git URL (https://), fetched by the worker at the ref below; or an absolute path inside the workspace roots of this Quarry.',
+};
+
+/** For kinds that read a directory only (the code index): a path, as before. */
+export const PATH_FIELD: FieldDef = {
   name: 'root',
   label: 'Repository path',
   type: 'text',
   placeholder: '/absolute/path/to/repo',
-  hint: 'An absolute path inside the workspace roots of this Quarry.',
+  hint: 'An absolute path inside the workspace roots of this Quarry (git URLs: scan, detect, mentions and interpret).',
 };
 
-/** What is wrong with a repository path before the server sees it, if anything. */
-export function rootProblem(value: unknown): string | undefined {
+/** What is wrong with a directory path, for the kinds that take nothing else. */
+export function pathProblem(value: unknown): string | undefined {
   const root = String(value ?? '').trim();
   if (!root) return 'Enter the path of a repository.';
   if (!root.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(root)) return 'Use an absolute path, starting with "/".';
+  return root.length > 4096 ? 'A path is at most 4,096 characters.' : undefined;
+}
+
+/** The optional ref beside a git URL. */
+export const REF_FIELD: FieldDef = {
+  name: 'ref',
+  label: 'Ref (optional)',
+  type: 'text',
+  placeholder: 'main, v1.2.0 or a commit id',
+  hint: 'Branch, tag or commit of a git URL; empty: the default branch. The job pins it to a commit when it starts.',
+};
+
+/** Whether the repository field holds a URL rather than a path (any scheme: the server says which it takes). */
+export function isRepositoryUrl(value: string): boolean {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value) || /^[^/\s]+@[^/\s]+:/.test(value);
+}
+
+/** What is wrong with a repository URL or path before the server sees it, if anything. */
+export function rootProblem(value: unknown): string | undefined {
+  const root = String(value ?? '').trim();
+  if (!root) return 'Enter a repository: a git URL or an absolute path.';
+  if (isRepositoryUrl(root)) return root.length > 2048 ? 'A URL is at most 2,048 characters.' : undefined;
+  if (!root.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(root)) return 'Use a git URL (https://…) or an absolute path, starting with "/".';
   if (root.length > 4096) return 'A path is at most 4,096 characters.';
   return undefined;
 }
 
-/** The form field a refusal concerns for a kind that reads a workspace: path errors are the root's. */
+/** A ref only means something beside a URL. */
+export function refProblem(values: FormValues): string | undefined {
+  const ref = text(values, 'ref');
+  if (!ref) return undefined;
+  if (!isRepositoryUrl(text(values, 'root'))) return 'A ref goes with a git URL; a directory is read as it is.';
+  return ref.length > 256 ? 'A ref is at most 256 characters.' : undefined;
+}
+
+/** The job input fields for the repository the form names: `source` for a URL, `root` for a path. */
+export function repositoryInput(values: FormValues): { root: string } | { source: { git: string; ref?: string } } {
+  const root = text(values, 'root');
+  const ref = text(values, 'ref');
+  return isRepositoryUrl(root) ? { source: ref ? { git: root, ref } : { git: root } } : { root };
+}
+
+/** How a job input's repository reads in a list: the path, or `url @ ref`. */
+export function repositorySummary(input: unknown): string {
+  const value = input as { root?: string; source?: { git?: string; ref?: string; path?: string } } | undefined;
+  if (value?.root) return value.root;
+  if (value?.source?.git) return value.source.ref ? `${value.source.git} @ ${value.source.ref}` : value.source.git;
+  return value?.source?.path ?? '';
+}
+
+/** The form field a refusal concerns for a kind that reads a repository: path, URL and repository errors are its field's. */
 export function workspaceFieldFor(error: QuarryErrorBody, fields: string[]): string | undefined {
-  return /^(path_|root_)/.test(error.kind) ? 'root' : fieldNamedIn(error, fields);
+  if (error.kind === 'ref_not_found' && fields.includes('ref')) return 'ref';
+  return /^(path_|root_|url_|repo_)/.test(error.kind) ? 'root' : fieldNamedIn(error, fields);
 }
 
 /** A form value as trimmed text ('' when absent). */

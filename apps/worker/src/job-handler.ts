@@ -1,5 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-import type { JobInput, JobKind, JobProgress, JobResult } from '@quarry/contracts';
+import type { JobInput, JobKind, JobProgress, JobResult, ResolvedSourceBody } from '@quarry/contracts';
 
 /** What a handler gets besides its input. */
 export interface JobContext {
@@ -13,6 +13,10 @@ export interface JobContext {
   ownerId: string | null;
   /** This job's BullMQ identity, for child jobs' `parent` option. */
   queueJob: { id: string; queue: string };
+  /** The repository commit an earlier attempt pinned, if any (a retry reads the same commit). */
+  pinnedSource?: ResolvedSourceBody | null;
+  /** Records the commit this job reads on its row (the first pin wins). */
+  pinSource?(source: ResolvedSourceBody): Promise<void>;
 }
 
 /** Runs one kind of job: parse nothing (the runner did), call a library, return its result. */

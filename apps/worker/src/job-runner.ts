@@ -59,6 +59,8 @@ export class JobRunner {
         progress: reporter.report,
         ownerId: claimed.ownerId,
         queueJob: { id: job.id ?? id, queue: job.queueQualifiedName },
+        pinnedSource: claimed.resolvedSource,
+        pinSource: (source) => this.jobs.pinSource(id, source),
       });
       await reporter.stop();
       const written = await this.jobs.complete(id, result);

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { JobResult } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
 import { LlmAnswerRepository } from '@quarry/db';
-import { detectStack, type DetectionMode } from '@quarry/detect';
+import { detectStack, type DetectionMode, type RepoReader } from '@quarry/detect';
 import { LlmClient } from '@quarry/llm';
 
 /**
@@ -20,8 +20,8 @@ export class StackDetector {
     this.llm = config.llm && new LlmClient(config.llm);
   }
 
-  /** `root` must already be resolved inside the workspace roots. */
-  detect(root: string, mode: DetectionMode | undefined, signal: AbortSignal): Promise<JobResult<'detect'>> {
+  /** `root` must already be resolved inside the workspace roots, or be a snapshot's reader. */
+  detect(root: string | RepoReader, mode: DetectionMode | undefined, signal: AbortSignal): Promise<JobResult<'detect'>> {
     return detectStack(root, { mode: mode ?? this.config.detectionMode, llm: this.llm, llmCache: this.answers, signal });
   }
 }

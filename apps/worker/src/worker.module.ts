@@ -13,6 +13,7 @@ import { MentionsProcessor } from './processors/mentions.processor';
 import { ScanProcessor } from './processors/scan.processor';
 import { MapProcessor, PackProcessor, SymbolsProcessor } from './processors/code-index.processors';
 import { StackDetector } from './stack-detector';
+import { JobSnapshots } from './job-snapshots';
 import { WorkerService } from './worker.service';
 import { workerLoggerProvider } from './worker-logger';
 
@@ -31,7 +32,7 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [ConfigModule.forRoot(config), DbModule, DiscoveryModule],
-      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, ChildJobs, workspaceFilesProvider, codeIndexProvider, ...processors],
+      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, JobSnapshots, ChildJobs, workspaceFilesProvider, codeIndexProvider, ...processors],
     };
   }
 }

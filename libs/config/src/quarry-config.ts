@@ -42,6 +42,12 @@ const envSchema = z.object({
   QUARRY_MAX_FILE_BYTES: z.coerce.number().int().min(1_024).max(100 * 1024 * 1024).default(1024 * 1024),
   QUARRY_SEARCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   QUARRY_MENTIONS_MAX_URLS: z.coerce.number().int().min(0).max(100).default(10),
+  QUARRY_DATA_DIR: z.string().min(1).optional(),
+  QUARRY_GIT_CACHE_BYTES: z.coerce.number().int().min(1_048_576).default(20 * 1024 ** 3),
+  QUARRY_GIT_MAX_BYTES: z.coerce.number().int().min(1_024).default(4 * 1024 ** 3),
+  QUARRY_GIT_MAX_FILES: z.coerce.number().int().min(1).default(1_000_000),
+  QUARRY_GIT_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15 * 60_000),
+  QUARRY_GIT_CREDENTIALS: z.string().default(''),
   QUARRY_ARTIFACT_DIR: z.string().optional(),
   QUARRY_ARTIFACT_TTL_MS: z.coerce.number().int().min(60_000).default(86_400_000),
 });
@@ -90,6 +96,17 @@ export interface QuarryConfig {
     searchTimeoutMs: number;
     /** URL mentions fetched per prompt. */
     maxUrls: number;
+  };
+  /** QUARRY_DATA_DIR: this process's own state (the git cache); default `.quarry/` in the working directory. */
+  dataDir: string;
+  /** Repositories by URL (@quarry/snapshot). */
+  git: {
+    cacheBytes: number;
+    maxBytes: number;
+    maxFiles: number;
+    timeoutMs: number;
+    /** By host, from QUARRY_GIT_CREDENTIALS (`host=user:token,host2=token`). Never logged. */
+    credentials: ReadonlyMap<string, { username: string; password: string }>;
   };
   fetch: {
     /** CIDRs operators explicitly allow despite the address policy (e.g. an internal docs host). */
@@ -147,6 +164,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       searchTimeoutMs: e.QUARRY_SEARCH_TIMEOUT_MS,
       maxUrls: e.QUARRY_MENTIONS_MAX_URLS,
     },
+    dataDir: path.resolve(cwd, e.QUARRY_DATA_DIR ?? '.quarry'),
+    git: {
+      cacheBytes: e.QUARRY_GIT_CACHE_BYTES,
+      maxBytes: e.QUARRY_GIT_MAX_BYTES,
+      maxFiles: e.QUARRY_GIT_MAX_FILES,
+      timeoutMs: e.QUARRY_GIT_TIMEOUT_MS,
+      credentials: parseGitCredentials(e.QUARRY_GIT_CREDENTIALS),
+    },
     fetch: {
       allow: parseCidrs(e.QUARRY_FETCH_ALLOW),
       timeoutMs: e.QUARRY_FETCH_TIMEOUT_MS,
@@ -174,6 +199,25 @@ function parseLlm(env: NodeJS.ProcessEnv): LlmSettings | undefined {
     if (error instanceof LlmConfigError) throw new ConfigError(error.message);
     throw error;
   }
+}
+
+/**
+ * `host=user:token` pairs, comma-separated; a bare token is sent with the user name
+ * `x-access-token` (what GitHub, GitLab and Gitea accept). Errors name the host, never the secret.
+ */
+function parseGitCredentials(value: string): Map<string, { username: string; password: string }> {
+  const credentials = new Map<string, { username: string; password: string }>();
+  for (const entry of value.split(',').map((part) => part.trim()).filter(Boolean)) {
+    const equals = entry.indexOf('=');
+    const host = entry.slice(0, equals).trim().toLowerCase();
+    const secret = entry.slice(equals + 1);
+    if (equals <= 0 || secret === '' || !/^[a-z0-9.-]+(:\d+)?$/.test(host)) {
+      throw new ConfigError(`QUARRY_GIT_CREDENTIALS: an entry${host ? ` for "${host}"` : ''} is not host=user:token or host=token`);
+    }
+    const colon = secret.indexOf(':');
+    credentials.set(host, colon === -1 ? { username: 'x-access-token', password: secret } : { username: secret.slice(0, colon), password: secret.slice(colon + 1) });
+  }
+  return credentials;
 }
 
 function parseCidrs(value: string): string[] {

@@ -43,6 +43,11 @@ export const ERROR_KINDS = [
   'dns_failed',
   'url_too_large',
   'too_many_redirects',
+  // git repositories
+  'repo_not_found',
+  'ref_not_found',
+  'repo_too_large',
+  'repo_unavailable',
   // search
   'regex_invalid',
   'pattern_invalid',
@@ -84,6 +89,10 @@ const HTTP_STATUS: Partial<Record<ErrorKind, number>> = {
   root_not_found: 404,
   file_not_found: 404,
   symbol_not_found: 404,
+  repo_not_found: 404,
+  ref_not_found: 404,
+  repo_too_large: 413,
+  repo_unavailable: 503,
   job_not_cancellable: 409,
   job_not_retryable: 409,
   body_too_large: 413,

@@ -12,3 +12,4 @@ export * from './validation';
 export * from './suggest';
 export * from './workspace-tools';
 export * from './search';
+export * from './source';

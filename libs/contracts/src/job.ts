@@ -3,6 +3,7 @@ import { JOB_KINDS } from './job-kinds';
 import { JOB_STATUSES } from './job-status';
 import { jobProgressSchema } from './progress';
 import { type QuarryErrorBody, quarryErrorSchema } from './errors';
+import { resolvedSourceSchema } from './source';
 
 /** POST /v1/jobs body. The input is validated against the kind's own schema afterwards. */
 export const submitJobSchema = z.object({
@@ -37,6 +38,8 @@ export const jobViewSchema = z.object({
   progress: jobProgressSchema.nullable(),
   attempts: z.number().int(),
   parentId: z.string().uuid().nullable(),
+  /** The repository commit the job pinned when it started (jobs that read a repository). */
+  source: resolvedSourceSchema.nullable().optional(),
   createdAt: z.string(),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),

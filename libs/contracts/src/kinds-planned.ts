@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withRepository } from './source';
 
 /*
  * Inputs and results of the kinds whose handlers land in later issues. The gateway refuses them
@@ -6,11 +7,9 @@ import { z } from 'zod';
  * here so the CLI, the browser and the server agree from the start.
  */
 
-const root = z.string().min(1).max(4096);
 const errorEntry = z.object({ kind: z.string(), message: z.string(), suggestion: z.string().optional() });
 
-export const detectInputSchema = z.object({
-  root,
+export const detectInputSchema = withRepository({
   /** Absent → the server's QUARRY_DETECTION_MODE (default full). */
   mode: z.enum(['full', 'static', 'llm-only']).optional(),
 });
@@ -42,8 +41,7 @@ export const universalBuildSchema = z.object({
 });
 export const detectResultSchema = z.array(universalBuildSchema);
 
-export const mentionsInputSchema = z.object({
-  root,
+export const mentionsInputSchema = withRepository({
   prompt: z.string().max(1_000_000),
   budget: z.object({ maxBytes: z.number().int().positive().max(50_000_000).optional() }).optional(),
 });
@@ -121,8 +119,7 @@ export const fetchResultSchema = z.object({
 /** The longest query the interpret job takes, in characters: a question, not a document. */
 export const MAX_QUERY_LENGTH = 4_000;
 
-export const interpretInputSchema = z.object({
-  root,
+export const interpretInputSchema = withRepository({
   query: z
     .string()
     .max(MAX_QUERY_LENGTH)

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { detectResultSchema } from './kinds-planned';
+import { resolvedSourceSchema, withRepository } from './source';
 
-/** `root` is an absolute path inside one of the gateway's workspace roots. */
-export const scanInputSchema = z.object({
-  root: z.string().min(1).max(4096),
-});
+/** `source` (a git URL and ref, or a path), or `root`: an absolute path inside one of the workspace roots. */
+export const scanInputSchema = withRepository({});
 export type ScanInput = z.infer<typeof scanInputSchema>;
 
 const languageStatsSchema = z.object({
@@ -34,6 +33,8 @@ export const scanResultSchema = z.object({
   durationMs: z.number().int(),
   /** The stack of every service (the detect job's result); absent in results stored before it existed. */
   stack: detectResultSchema.optional(),
+  /** The commit the scan describes (absent in results stored before sources were pinned). */
+  source: resolvedSourceSchema.optional(),
 });
 export type ScanResult = z.infer<typeof scanResultSchema>;
 export type LanguageStats = z.infer<typeof languageStatsSchema>;

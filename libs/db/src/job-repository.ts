@@ -7,6 +7,7 @@ import {
   JobView,
   QuarryError,
   QuarryErrorBody,
+  ResolvedSourceBody,
   canTransition,
 } from '@quarry/contracts';
 import type { Pool } from 'pg';
@@ -21,6 +22,7 @@ type JobRow = {
   result: unknown;
   error: unknown;
   progress: unknown;
+  resolvedSource: unknown;
   attempts: number;
   ownerId: string | null;
   parentId: string | null;
@@ -35,6 +37,8 @@ export interface ClaimedJob {
   kind: JobKind;
   input: unknown;
   ownerId: string | null;
+  /** Pinned by an earlier attempt: a retry reads the same commit. */
+  resolvedSource: ResolvedSourceBody | null;
 }
 
 export interface ListJobsFilter {
@@ -48,7 +52,7 @@ export interface ListJobsFilter {
 const json = (value: unknown) => JSON.stringify(value ?? null);
 
 /** The jobs columns as a JobRow (camelCase, enums as text). */
-const JOB_COLUMNS = `id, kind::text AS kind, status::text AS status, input, result, error, progress, attempts,
+const JOB_COLUMNS = `id, kind::text AS kind, status::text AS status, input, result, error, progress, resolved_source AS "resolvedSource", attempts,
   owner_id AS "ownerId", parent_id AS "parentId", created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt"`;
 
 /**
@@ -193,6 +197,16 @@ export class JobRepository {
    * Latest progress of a running job; `keepInHistory` also appends it to the history. Group
    * committed with other jobs' claims, progress and completions (see JobWriteBatcher).
    */
+
+  /** Pins the repository commit a job reads, once: later attempts keep the first. */
+  async pinSource(id: string, source: ResolvedSourceBody): Promise<void> {
+    await this.pool.query(
+      `UPDATE jobs SET resolved_source = $2::jsonb, updated_at = now() WHERE id = $1::uuid AND resolved_source IS NULL`,
+      [id, json(source)],
+    );
+  }
+
+  /** Latest progress of a running job (the history keeps a sample of it). */
   async recordProgress(id: string, progress: JobProgress, keepInHistory: boolean): Promise<void> {
     if (!isUuid(id)) return;
     await this.writes.progress(id.toLowerCase(), json(progress), keepInHistory);
@@ -295,6 +309,7 @@ function toView(row: JobRow): JobView {
     progress: (row.progress as JobView['progress']) ?? null,
     attempts: row.attempts,
     parentId: row.parentId,
+    source: (row.resolvedSource as JobView['source']) ?? null,
     createdAt: row.createdAt.toISOString(),
     startedAt: row.startedAt?.toISOString() ?? null,
     finishedAt: row.finishedAt?.toISOString() ?? null,

@@ -6,6 +6,8 @@ export interface ClaimedRow {
   kind: string;
   input: unknown;
   ownerId: string | null;
+  /** The repository commit an earlier attempt pinned, if any. */
+  resolvedSource: unknown;
 }
 
 type Op =
@@ -137,9 +139,9 @@ export class JobWriteBatcher {
          UPDATE jobs j SET status = 'running', attempts = i.attempt, started_at = COALESCE(j.started_at, now()), updated_at = now()
            FROM unnest(${param(claims.map((op) => op.id))}::uuid[], ${param(claims.map((op) => op.attempt))}::int[]) AS i(id, attempt)
           WHERE j.id = i.id AND j.status IN ('queued', 'running')
-         RETURNING j.id, j.kind, j.input, j.owner_id, i.attempt)`);
+         RETURNING j.id, j.kind, j.input, j.owner_id, j.resolved_source, i.attempt)`);
       events.push(`SELECT id, 'started', jsonb_build_object('attempt', attempt) FROM claimed`);
-      selects.push(`SELECT 'claim' AS op, id::text AS id, kind::text AS kind, input, owner_id::text AS "ownerId" FROM claimed`);
+      selects.push(`SELECT 'claim' AS op, id::text AS id, kind::text AS kind, input, owner_id::text AS "ownerId", resolved_source AS "resolvedSource" FROM claimed`);
     }
     if (completes.length) {
       ctes.push(`done AS (
@@ -148,7 +150,7 @@ export class JobWriteBatcher {
           WHERE j.id = i.id AND j.status = 'running'
          RETURNING j.id)`);
       events.push(`SELECT id, 'completed', 'null'::jsonb FROM done`);
-      selects.push(`SELECT 'complete' AS op, id::text AS id, NULL AS kind, NULL::jsonb AS input, NULL AS "ownerId" FROM done`);
+      selects.push(`SELECT 'complete' AS op, id::text AS id, NULL AS kind, NULL::jsonb AS input, NULL AS "ownerId", NULL::jsonb AS "resolvedSource" FROM done`);
     }
     if (progress.length) {
       ctes.push(`progressed AS (
@@ -157,12 +159,12 @@ export class JobWriteBatcher {
           WHERE j.id = i.id AND j.status = 'running'
          RETURNING j.id, i.progress, i.sample)`);
       events.push(`SELECT id, 'progress', progress::jsonb FROM progressed WHERE sample`);
-      selects.push(`SELECT 'progress' AS op, NULL AS id, NULL AS kind, NULL::jsonb AS input, NULL AS "ownerId" WHERE false`);
+      selects.push(`SELECT 'progress' AS op, NULL AS id, NULL AS kind, NULL::jsonb AS input, NULL AS "ownerId", NULL::jsonb AS "resolvedSource" WHERE false`);
     }
     const text = `WITH ${ctes.join(',\n')},
        logged AS (INSERT INTO job_events (job_id, type, data) ${events.join(' UNION ALL ')})
        ${selects.join(' UNION ALL ')}`;
-    const { rows } = await this.pool.query<{ op: string; id: string; kind: string | null; input: unknown; ownerId: string | null }>({
+    const { rows } = await this.pool.query<{ op: string; id: string; kind: string | null; input: unknown; ownerId: string | null; resolvedSource: unknown }>({
       name: `quarry-job-writes-${shape}`,
       text,
       values,
@@ -170,7 +172,7 @@ export class JobWriteBatcher {
     const claimed = new Map<string, ClaimedRow>();
     const completed = new Set<string>();
     for (const row of rows) {
-      if (row.op === 'claim') claimed.set(row.id, { id: row.id, kind: row.kind as string, input: row.input, ownerId: row.ownerId });
+      if (row.op === 'claim') claimed.set(row.id, { id: row.id, kind: row.kind as string, input: row.input, ownerId: row.ownerId, resolvedSource: row.resolvedSource ?? null });
       else completed.add(row.id);
     }
     for (const op of claims) op.resolve(claimed.get(op.id) ?? null);

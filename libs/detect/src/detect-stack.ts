@@ -7,7 +7,7 @@ import type { LlmAnswerCache } from '@quarry/llm';
 import { llmFallbacks } from './llm/llm-detectors';
 import { StackOracle, type StructuredCompleter } from './llm/stack-oracle';
 import { buildRegistry, type DetectionMode, type DetectorRegistry } from './registry';
-import { scanRepository, type RepoScan } from './scan';
+import { scanRepository, type RepoReader, type RepoScan } from './scan';
 
 export interface DetectOptions {
   /** Default 'full'; without LLM fallbacks registered, full runs static and says so in the warnings. */
@@ -37,7 +37,7 @@ export function registryFor(options: DetectOptions): DetectorRegistry {
  * A repository where nothing is recognised yields one service at '.' with language "unknown",
  * confidence 0 and the reason in its warnings, so callers always learn why nothing was found.
  */
-export async function detectStack(root: string, options: DetectOptions = {}): Promise<UniversalBuild[]> {
+export async function detectStack(root: string | RepoReader, options: DetectOptions = {}): Promise<UniversalBuild[]> {
   const registry = registryFor(options);
   const scan = await scanRepository(root, options.signal);                          // phase 1: Scan
   const layout = await findWorkspace(scan, registry);                               // phase 2: WorkspaceStructure

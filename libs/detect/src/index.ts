@@ -7,7 +7,7 @@ export type {
   Answer, BuildPlan, BuildSystem, DetectedBy, Framework, FrameworkPlan, Language, Orchestrator, RootFacts, Runtime, RuntimePlan,
   ServiceContext, StackSoFar, Verdict, WorkspaceLayout, WorkspaceMember,
 } from './model';
-export { scanRepository, PRUNED_DIRECTORIES, MAX_DEPTH, type RepoScan } from './scan';
+export { scanRepository, diskReader, PRUNED_DIRECTORIES, MAX_DEPTH, type RepoScan, type RepoReader, type DirectoryEntry } from './scan';
 export { SIDE_FOLDERS } from './phases';
 export { OVERRIDE_FILE } from './override';
 export { UNIVERSAL_BUILD_VERSION, type UniversalBuild } from './assemble';

@@ -1,9 +1,9 @@
 import type { JobProgress, JobResult, ScanResult } from '@quarry/contracts';
-import { scanRepository as walkAndMeasure } from '@quarry/workspace';
+import { scanRepository as walkAndMeasure, type ScanSource } from '@quarry/workspace';
 
 export interface ScanWithStackOptions {
-  /** Stack detection of the (already validated) root: the worker's, with its LLM cache, or an in-process one. */
-  detect(root: string, signal: AbortSignal): Promise<JobResult<'detect'>>;
+  /** Stack detection of the same repository: the worker's, with its LLM cache, or an in-process one. */
+  detect(signal: AbortSignal): Promise<JobResult<'detect'>>;
   signal: AbortSignal;
   onProgress?: (progress: JobProgress) => void;
 }
@@ -16,9 +16,9 @@ export interface ScanWithStackOptions {
  * failures in full. The listing stage has no total, so it is reported as a message and `done`
  * only ever grows.
  */
-export async function scanWithStack(root: string, options: ScanWithStackOptions): Promise<ScanResult> {
+export async function scanWithStack(root: string | ScanSource, options: ScanWithStackOptions): Promise<ScanResult> {
   const { signal, onProgress } = options;
-  const stack = options.detect(root, signal).catch((error: unknown) => {
+  const stack = options.detect(signal).catch((error: unknown) => {
     if (signal.aborted) throw error;
     return undefined;
   });

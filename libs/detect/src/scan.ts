@@ -1,5 +1,4 @@
-import { readdir as readdirCallback, readFileSync, type Dirent } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir as readdirCallback, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import JSON5 from 'json5';
 import { parse as parseYaml } from 'yaml';
@@ -45,10 +44,39 @@ export interface RepoScan {
   problems(dir: string): string[];
 }
 
-export async function scanRepository(root: string, signal?: AbortSignal): Promise<RepoScan> {
+/**
+ * Where detection reads a repository: a directory on disk (the default), or any snapshot of
+ * @quarry/snapshot (a git commit in the worker's cache) — the same directories and files either way.
+ */
+export interface RepoReader {
+  /** Names the repository: its basename is the project name of a service at the root. */
+  readonly root: string;
+  /** Entries of a root-relative directory ('.' for the root); rejects when it cannot be read. */
+  readDirectory(relative: string): Promise<readonly DirectoryEntry[]>;
+  /** A root-relative file's text, or undefined when it is missing, unreadable or over `maxBytes`. */
+  readText(relative: string, maxBytes: number): Promise<string | undefined>;
+}
+
+export interface DirectoryEntry {
+  name: string;
+  isFile(): boolean;
+  isDirectory(): boolean;
+}
+
+/** A directory on this machine's disk. */
+export function diskReader(root: string): RepoReader {
   const absolute = path.resolve(root);
+  return {
+    root: absolute,
+    readDirectory: (relative) => readDirectory(relative === '.' ? absolute : `${absolute}/${relative}`),
+    readText: async (relative, maxBytes) => readManifest(path.join(absolute, relative), maxBytes),
+  };
+}
+
+export async function scanRepository(rootOrReader: string | RepoReader, signal?: AbortSignal): Promise<RepoScan> {
+  const reader = typeof rootOrReader === 'string' ? diskReader(rootOrReader) : rootOrReader;
   const files = new Map<string, string[]>();
-  const ignored = await rootIgnoredNames(absolute);
+  const ignored = await rootIgnoredNames(reader);
   let queue = ['.'];
   let truncated = false;
   for (let depth = 0; queue.length > 0 && depth <= MAX_DEPTH; depth++) {
@@ -57,17 +85,17 @@ export async function scanRepository(root: string, signal?: AbortSignal): Promis
       truncated = true;
       queue = queue.slice(0, Math.max(0, MAX_DIRECTORIES - files.size));
     }
-    const next = await Promise.all(queue.map((dir) => readLevel(absolute, dir, files, ignored)));
+    const next = await Promise.all(queue.map((dir) => readLevel(reader, dir, files, ignored)));
     queue = depth < MAX_DEPTH ? next.flat() : [];
   }
-  return new CachedScan(absolute, files, truncated);
+  return new CachedScan(reader, files, truncated);
 }
 
-async function readLevel(root: string, dir: string, files: Map<string, string[]>, ignored: Set<string>): Promise<string[]> {
+async function readLevel(reader: RepoReader, dir: string, files: Map<string, string[]>, ignored: Set<string>): Promise<string[]> {
   const names: string[] = [];
   const children: string[] = [];
   try {
-    for (const entry of await readDirectory(dir === '.' ? root : `${root}/${dir}`)) {
+    for (const entry of await reader.readDirectory(dir)) {
       if (entry.isFile()) names.push(entry.name);
       else if (entry.isDirectory() && !PRUNED_DIRECTORIES.has(entry.name) && !ignored.has(entry.name)) {
         children.push(joinPath(dir, entry.name));
@@ -86,8 +114,8 @@ async function readLevel(root: string, dir: string, files: Map<string, string[]>
  * negations are left to the full walker in @quarry/workspace: here they would only ever prune
  * less, never wrongly more.
  */
-async function rootIgnoredNames(root: string): Promise<Set<string>> {
-  const text = await readFile(path.join(root, '.gitignore'), 'utf8').catch(() => '');
+async function rootIgnoredNames(reader: RepoReader): Promise<Set<string>> {
+  const text = (await reader.readText('.gitignore', MAX_MANIFEST_BYTES).catch(() => undefined)) ?? '';
   const names = new Set<string>();
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim().replace(/^\//, '').replace(/\/$/, '');
@@ -97,7 +125,7 @@ async function rootIgnoredNames(root: string): Promise<Set<string>> {
 }
 
 /** The callback API: fs/promises' readdir costs a fifth more per directory (measured on a 2,000-directory monorepo). */
-function readDirectory(directory: string): Promise<Dirent[]> {
+function readDirectory(directory: string): Promise<readonly DirectoryEntry[]> {
   return new Promise((resolve, reject) => {
     readdirCallback(directory, { withFileTypes: true }, (error, entries) => (error ? reject(error) : resolve(entries)));
   });
@@ -117,12 +145,14 @@ class CachedScan implements RepoScan {
   /** Parsed manifests by format and path: every detector asks for package.json, one parse serves all. */
   private readonly parsed = new Map<string, Promise<unknown>>();
   readonly directories: readonly string[];
+  readonly root: string;
 
   constructor(
-    readonly root: string,
+    private readonly reader: RepoReader,
     readonly files: ReadonlyMap<string, readonly string[]>,
     readonly truncated: boolean,
   ) {
+    this.root = reader.root;
     this.directories = [...files.keys()].sort();
   }
 
@@ -141,7 +171,7 @@ class CachedScan implements RepoScan {
     const key = joinPath(dir, name);
     let text = this.texts.get(key);
     if (!text) {
-      text = Promise.resolve(this.has(dir, name) ? readManifest(path.join(this.root, key)) : undefined);
+      text = this.has(dir, name) ? this.reader.readText(key, MAX_MANIFEST_BYTES).catch(() => undefined) : Promise.resolve(undefined);
       this.texts.set(key, text);
     }
     return text;
@@ -218,10 +248,10 @@ function firstLine(error: unknown): string {
  */
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 
-function readManifest(file: string): string | undefined {
+function readManifest(file: string, maxBytes: number): string | undefined {
   try {
     const buffer = readFileSync(file);
-    return buffer.length > MAX_MANIFEST_BYTES ? undefined : buffer.toString('utf8');
+    return buffer.length > maxBytes ? undefined : buffer.toString('utf8');
   } catch {
     return undefined;
   }

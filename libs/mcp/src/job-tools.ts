@@ -16,7 +16,7 @@ import {
 } from '@quarry/contracts';
 import { summarizeMentions } from '@quarry/mentions';
 import { formatAnswer, formatFetched, formatMap, formatPack, formatScanSummary, formatServices, formatSymbols } from '@quarry/render';
-import { chooseRepository, describeFields, toolInputFrom } from './repository-argument';
+import { chooseRepository, describeFields, repositoryFields, toolInputFrom } from './repository-argument';
 import { defineTool, type ToolSpec } from './tool-spec';
 
 interface JobToolSpec<K extends JobKind, O extends z.ZodObject> {
@@ -49,8 +49,8 @@ function jobTool<K extends JobKind, O extends z.ZodObject>(spec: JobToolSpec<K, 
     annotations: spec.annotations,
     jobKind: spec.kind,
     async run(args, { backend, signal, progress }) {
-      const { repository, ...rest } = args as Record<string, unknown> & { repository?: string };
-      const jobInput = (readsRepository ? { ...rest, root: chooseRepository(repository, backend.defaultRepository) } : rest) as JobInput<K>;
+      const { repository, ref, ...rest } = args as Record<string, unknown> & { repository?: string; ref?: string };
+      const jobInput = (readsRepository ? { ...rest, ...repositoryFields(chooseRepository(repository, backend.defaultRepository), ref) } : rest) as JobInput<K>;
       const { jobId, result } = await backend.runJob(spec.kind, jobInput, {
         signal,
         onProgress: (report) => progress?.report(report),

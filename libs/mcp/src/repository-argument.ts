@@ -2,16 +2,31 @@ import { z } from 'zod';
 import { QuarryError } from '@quarry/contracts';
 
 /**
- * Every tool that reads a repository takes it as `repository`. Today that is an absolute path
- * (the contracts' `root`); a git URL with a `ref` beside it fits the same argument later
- * without renaming a tool.
+ * Every tool that reads a repository takes it as `repository`: an absolute path (the contracts'
+ * `root`) or a git URL, with `ref` beside it for a URL (the contracts' `source`).
  */
 export const repositoryArgument = z
   .string()
   .min(1)
   .max(4096)
   .optional()
-  .describe('Absolute path of the repository (a directory). Leave it out to use the server\'s default repository.');
+  .describe('The repository: an absolute path of a directory, or an https:// git URL. Leave it out to use the server\'s default repository.');
+
+export const refArgument = z
+  .string()
+  .min(1)
+  .max(256)
+  .optional()
+  .describe('For a git URL: the branch, tag or commit to read (default: the remote\'s default branch).');
+
+/** The job input fields naming `repository` (and `ref`): a git source for a URL, else `root`. */
+export function repositoryFields(repository: string, ref: string | undefined): { root: string } | { source: { git: string; ref?: string } } {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(repository) && !/^[a-z]:[\\/]/i.test(repository)) return { source: ref ? { git: repository, ref } : { git: repository } };
+  if (ref !== undefined) {
+    throw new QuarryError('input_invalid', 'arguments.ref applies to a git URL repository, not to a directory.', { suggestion: 'Leave ref out, or pass the repository\'s git URL.' });
+  }
+  return { root: repository };
+}
 
 /**
  * A contract's input with `root` replaced by the optional `repository`, every remaining field
@@ -19,8 +34,8 @@ export const repositoryArgument = z
  * silently ignored). Throws at startup if a field has no description or one names no field.
  */
 export function toolInputFrom<S extends z.ZodObject>(contract: S, descriptions: Record<string, string>) {
-  const { root: _root, ...fields } = contract.shape as Record<string, z.ZodType>;
-  return describeFields(z.object({ repository: repositoryArgument, ...fields }).strict(), descriptions);
+  const { root: _root, source: _source, ...fields } = contract.shape as Record<string, z.ZodType>;
+  return describeFields(z.object({ repository: repositoryArgument, ref: refArgument, ...fields }).strict(), descriptions);
 }
 
 /** `schema` with a description on every field; a missing or stray description is a programming error. */

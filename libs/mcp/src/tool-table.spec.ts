@@ -18,14 +18,15 @@ const CONTRACT_OF: Record<string, z.ZodObject> = {
 describe('the tool table', () => {
   const table = new ToolTable();
 
-  it('derives every tool input from its contract: the same fields, `root` as an optional `repository`', () => {
+  it('derives every tool input from its contract: the same fields, `root` and `source` as an optional `repository` and `ref`', () => {
     for (const spec of QUARRY_TOOLS) {
       const contract = CONTRACT_OF[spec.name];
       expect(contract).toBeDefined();
       const contractFields = Object.keys(contract.shape);
-      const expected = contractFields.includes('root') ? ['repository', ...contractFields.filter((field) => field !== 'root')] : contractFields;
+      const repositoryFields = new Set(['root', 'source']);
+      const expected = contractFields.includes('root') ? ['repository', 'ref', ...contractFields.filter((field) => !repositoryFields.has(field))] : contractFields;
       expect({ tool: spec.name, fields: Object.keys(spec.input.shape).sort() }).toEqual({ tool: spec.name, fields: expected.sort() });
-      for (const field of contractFields.filter((name) => name !== 'root')) {
+      for (const field of contractFields.filter((name) => !repositoryFields.has(name))) {
         // Same constraints: the JSON Schema differs only by the description.
         const { description: _description, ...derived } = z.toJSONSchema((spec.input.shape as Record<string, z.ZodType>)[field], { io: 'input' }) as Record<string, unknown>;
         const { description: _contractDescription, ...original } = z.toJSONSchema((contract.shape as Record<string, z.ZodType>)[field], { io: 'input' }) as Record<string, unknown>;

@@ -4,7 +4,9 @@ import { humanBytes, number } from './numbers';
 /** The scan result as a reader wants it on a terminal. */
 export function formatScanSummary(result: ScanResult): string {
   const lines: string[] = [];
-  lines.push(`${result.root}`);
+  const source = result.source;
+  // The short commit names exactly what was counted: a branch moves, a commit does not.
+  lines.push(source ? `${'git' in source ? `${source.git} @ ${source.ref}` : source.path} ${source.commit.slice(0, 12)}${'dirty' in source && source.dirty ? ' (uncommitted changes: content hash)' : ''}` : `${result.root}`);
   lines.push(`${number(result.files)} files, ${humanBytes(result.bytes)}, ${number(result.lines)} lines in ${(result.durationMs / 1000).toFixed(2)}s`);
   const skipped = result.skipped;
   lines.push(`skipped: ${number(skipped.binary)} binary, ${number(skipped.ignored)} ignored, ${number(skipped.symlinks)} symlinks, ${number(skipped.unreadable)} unreadable`);

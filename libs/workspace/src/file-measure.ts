@@ -163,3 +163,14 @@ function countNewlines(buffer: Buffer, length: number): number {
   for (let at = view.indexOf(NEWLINE); at !== -1; at = view.indexOf(NEWLINE, at + 1)) count++;
   return count;
 }
+
+/**
+ * The same measure of content already in memory (a git blob): binary by the first chunk, as the
+ * readers decide it, then bytes and lines. Equal to what the readers give for the same bytes on disk.
+ */
+export function measureContent(content: Buffer): FileMeasure {
+  if (content.length === 0) return { kind: 'text', bytes: 0, lines: 0 };
+  if (looksBinary(content, Math.min(content.length, READ_CHUNK_BYTES))) return BINARY;
+  const lines = countNewlines(content, content.length);
+  return { kind: 'text', bytes: content.length, lines: content[content.length - 1] === NEWLINE ? lines : lines + 1 };
+}

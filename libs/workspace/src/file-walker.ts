@@ -13,6 +13,28 @@ export interface WalkOptions {
   onFiles?: (files: string[]) => void;
   /** Directories read at once: enough to keep the libuv thread pool busy while results are processed (16 measured best). */
   concurrency?: number;
+  /**
+   * Where the directories come from: the disk under `root` when absent, or a tree held elsewhere
+   * (a git commit's listing). With a tree, paths are root-relative ('' for the root) and nothing
+   * above the root is consulted: the tree is a repository's top.
+   */
+  tree?: WalkTree;
+}
+
+/** A directory entry as the walker needs it: `fs.Dirent` satisfies it. */
+export interface WalkEntry {
+  name: string;
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}
+
+/** A directory tree that is not on the disk. */
+export interface WalkTree {
+  /** The entries of a root-relative directory ('' for the root); rejects with ENOENT for a missing one. */
+  readDirectory(relative: string): Promise<readonly WalkEntry[]>;
+  /** A root-relative file's text, or undefined when it cannot be read. */
+  readText(relative: string): Promise<string | undefined>;
 }
 
 export interface WalkSkipped {
@@ -59,12 +81,13 @@ export async function walkFiles(root: string, options: WalkOptions = {}): Promis
   const rootPath = path.resolve(root);
   const files: string[] = [];
   const skipped: WalkSkipped = { ignored: 0, symlinks: 0, unreadable: 0, special: 0 };
-  const pending: PendingDirectory[] = [{ absolute: rootPath, relative: '', rules: await rulesAboveRoot(rootPath) }];
+  const tree = options.tree;
+  const pending: PendingDirectory[] = [{ absolute: rootPath, relative: '', rules: tree ? [] : await rulesAboveRoot(rootPath) }];
 
   const visit = async (directory: PendingDirectory): Promise<void> => {
-    let entries: Dirent[];
+    let entries: readonly WalkEntry[];
     try {
-      entries = await readDirectory(directory.absolute);
+      entries = tree ? await tree.readDirectory(directory.relative) : await readDirectory(directory.absolute);
     } catch (error) {
       if (directory.relative === '') throw rootError(root, error);
       if (!SKIPPABLE_DIRECTORY_ERRORS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
@@ -75,7 +98,9 @@ export async function walkFiles(root: string, options: WalkOptions = {}): Promis
     let rules = directory.rules;
     for (const entry of entries) {
       if (entry.name === '.gitignore' && entry.isFile()) {
-        const own = await readIgnoreFile(joinAbsolute(directory.absolute, entry.name), directory.relative);
+        const own = tree
+          ? parseIgnoreText(await tree.readText(directory.relative === '' ? entry.name : `${directory.relative}/${entry.name}`), directory.relative)
+          : await readIgnoreFile(joinAbsolute(directory.absolute, entry.name), directory.relative);
         if (own) rules = [...rules, own];
         break;
       }
@@ -238,6 +263,11 @@ async function readIgnoreFile(file: string, directory: string): Promise<IgnoreRu
   } catch {
     return undefined;
   }
+  return parseIgnoreText(text, directory);
+}
+
+function parseIgnoreText(text: string | undefined, directory: string): IgnoreRules | undefined {
+  if (text === undefined) return undefined;
   const rules = IgnoreRules.parse(directory, text);
   return rules.isEmpty ? undefined : rules;
 }

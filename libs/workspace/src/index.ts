@@ -1,9 +1,10 @@
 export { resolveWorkspaceRoot, isInside } from './workspace-root';
-export { walkFiles, type WalkOptions, type WalkResult, type WalkSkipped } from './file-walker';
+export { walkFiles, type WalkOptions, type WalkResult, type WalkSkipped, type WalkTree, type WalkEntry } from './file-walker';
 export { languageOf, KNOWN_LANGUAGES, OTHER_LANGUAGE } from './languages';
-export { measureFile, type FileMeasure } from './file-measure';
+export { measureFile, measureContent, type FileMeasure } from './file-measure';
+export { measureFiles, type MeasureFilesOptions } from './adaptive-reader';
 export { type ReadStrategy } from './adaptive-reader';
-export { scanRepository, MAX_LARGEST_FILES, type ScanOptions } from './scan-repository';
+export { scanRepository, directorySource, MAX_LARGEST_FILES, type ScanOptions, type ScanSource } from './scan-repository';
 export { resolveInsideRoot, type ResolveOptions, type ResolvedPath } from './safe-path';
 export {
   readWorkspaceFile,

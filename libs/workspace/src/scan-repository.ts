@@ -1,8 +1,8 @@
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { JobProgress, LanguageStats, ScanResult } from '@quarry/contracts';
-import { walkFiles } from './file-walker';
-import { measureFiles, type ReadStrategy } from './adaptive-reader';
+import { walkFiles, type WalkOptions, type WalkResult } from './file-walker';
+import { measureFiles, type MeasureFilesOptions, type ReadStrategy } from './adaptive-reader';
 import type { FileMeasure } from './file-measure';
 import { languageOf } from './languages';
 import { LargestFiles } from './largest-files';
@@ -18,6 +18,18 @@ export interface ScanOptions {
   readStrategy?: ReadStrategy;
 }
 
+/**
+ * What a scan reads: the files git would see and their measures. A directory on disk is one
+ * (`scanRepository(root)`); a git commit in a worker's cache is another (@quarry/snapshot).
+ */
+export interface ScanSource {
+  /** Shown as the result's `root`. */
+  readonly root: string;
+  walk(options: WalkOptions): Promise<WalkResult>;
+  /** Calls `onMeasured` once per listed file, in any order. */
+  measure(files: readonly string[], onMeasured: (relative: string, measure: FileMeasure) => void, options: MeasureFilesOptions): Promise<void>;
+}
+
 /** The scan contract caps the largest-files list at 20. */
 export const MAX_LARGEST_FILES = 20;
 /** Files directly in the root count under this directory name. */
@@ -28,13 +40,15 @@ const ROOT_DIRECTORY = '.';
  * be validated, see resolveWorkspaceRoot), reads each one, and sums files, bytes and lines per
  * language and per top-level directory. Binary files are counted as skipped, not as code.
  */
-export async function scanRepository(root: string, options: ScanOptions = {}): Promise<ScanResult> {
+export async function scanRepository(rootOrSource: string | ScanSource, options: ScanOptions = {}): Promise<ScanResult> {
   const { signal, onProgress } = options;
   const started = performance.now();
   signal?.throwIfAborted();
+  const source = typeof rootOrSource === 'string' ? directorySource(rootOrSource) : rootOrSource;
+  const root = source.root;
 
   onProgress?.({ stage: 'listing', done: 0 });
-  const listing = await walkFiles(root, {
+  const listing = await source.walk({
     signal,
     onProgress: onProgress && ((filesFound) => onProgress({ stage: 'listing', done: filesFound })),
   });
@@ -43,8 +57,7 @@ export async function scanRepository(root: string, options: ScanOptions = {}): P
   const total = listing.files.length;
   let done = 0;
   onProgress?.({ stage: 'reading', done: 0, total });
-  await measureFiles(
-    path.resolve(root),
+  await source.measure(
     listing.files,
     (relative, measure) => {
       totals.add(relative, measure);
@@ -64,6 +77,15 @@ export async function scanRepository(root: string, options: ScanOptions = {}): P
       unreadable: listing.skipped.unreadable + listing.skipped.special + totals.unreadable,
     },
     durationMs: Math.round(performance.now() - started),
+  };
+}
+
+/** A directory on this machine's disk, read as it is now. */
+export function directorySource(root: string): ScanSource {
+  return {
+    root,
+    walk: (options) => walkFiles(root, options),
+    measure: (files, onMeasured, options) => measureFiles(path.resolve(root), files, onMeasured, options),
   };
 }
 

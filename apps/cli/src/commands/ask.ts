@@ -1,16 +1,18 @@
-import path from 'node:path';
 import type { JobResult } from '@quarry/contracts';
 import { loadConfig } from '@quarry/config/settings';
 import { EXIT } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { ClientOptions, clientFrom, report } from './jobs';
-import { localRoot, withLocalTools } from './local';
+import { repositoryInput, withLocalSnapshot, withLocalTools } from './local';
 import { formatAnswer } from '@quarry/render';
 
 type InterpretResult = JobResult<'interpret'>;
 
 export interface AskOptions extends Partial<ClientOptions> {
   root: string;
+  /** A git URL instead of root. */
+  repo?: string;
+  ref?: string;
   planOnly?: boolean;
   /** commander's --no-ai sets ai: false. */
   ai?: boolean;
@@ -23,11 +25,11 @@ export interface AskOptions extends Partial<ClientOptions> {
 
 /** `quarry ask QUESTION`: the plan, then each tool's output; in-process by default, or a job with --server. */
 export async function askCommand(query: string, options: AskOptions): Promise<number> {
-  const root = path.resolve(options.root);
+  const repository = repositoryInput(options.repo ?? options.root, options.ref);
   const context = Object.fromEntries(
     Object.entries({ cwd: options.cwd, activeFile: options.activeFile, lastFile: options.lastFile, lastDir: options.lastDir }).filter(([, value]) => value !== undefined),
   );
-  const input = { root, query, context, execute: !options.planOnly, ai: options.ai === false ? ('off' as const) : ('auto' as const) };
+  const input = { ...repository, query, context, execute: !options.planOnly, ai: options.ai === false ? ('off' as const) : ('auto' as const) };
   if (options.remote && options.server) {
     const client = clientFrom(options as ClientOptions);
     const job = await client.submit('interpret', input);
@@ -40,9 +42,10 @@ export async function askCommand(query: string, options: AskOptions): Promise<nu
   const config = loadConfig();
   const { interpretQuery, workspaceTools } = await import('@quarry/interpret');
   const { detectStack } = await import('@quarry/detect');
-  const real = await localRoot(root);
   const llm = config.llm && options.ai !== false ? new (await import('@quarry/llm')).LlmClient(config.llm) : undefined;
-  const result = await withLocalTools(config, (fetcher) => {
+  const { result } = await withLocalSnapshot(config, repository, async (snapshot) => {
+  const real = await snapshot.workingTree();
+  return withLocalTools(config, (fetcher) => {
     const host = workspaceTools({
       root: real,
       ...config.files,
@@ -50,6 +53,7 @@ export async function askCommand(query: string, options: AskOptions): Promise<nu
       fetchUrl: (url, signal) => fetcher.fetch(url, { signal }),
     });
     return interpretQuery({ ...input, root: real, llm, host });
+  });
   });
   console.log(options.json ? JSON.stringify(result, null, 2) : formatAnswer(result));
   return result.results.some((entry) => !entry.ok) ? EXIT.failed : EXIT.ok;

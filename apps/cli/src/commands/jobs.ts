@@ -1,11 +1,12 @@
-import path from 'node:path';
 import { QuarryErrorBody, ScanResult } from '@quarry/contracts';
 import { JobOutcome, QuarryClient } from '../quarry-client';
 import { EXIT, printError } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { formatScanSummary } from '@quarry/render';
+import { loadConfig } from '@quarry/config';
+import { QuarryError } from '@quarry/contracts';
 import { scanRepository } from '@quarry/workspace';
-import { localRoot } from './local';
+import { repositoryInput, withLocalSnapshot } from './local';
 
 
 export interface ClientOptions {
@@ -18,12 +19,12 @@ export function clientFrom(options: ClientOptions): QuarryClient {
   return new QuarryClient(options.server.replace(/\/+$/, ''), options.key);
 }
 
-/** `quarry scan PATH`: submit, watch with a progress display, print the result. */
-export async function scanCommand(target: string, options: ClientOptions & { wait: boolean; local?: boolean }): Promise<number> {
-  const root = path.resolve(target);
-  if (options.local) return scanLocally(root, options);
+/** `quarry scan PATH|URL [--ref REF]`: submit, watch with a progress display, print the result. */
+export async function scanCommand(target: string, options: ClientOptions & { wait: boolean; local?: boolean; ref?: string }): Promise<number> {
+  const input = repositoryInput(target, options.ref);
+  if (options.local) return scanLocally(input, options);
   const client = clientFrom(options);
-  const job = await client.submit('scan', { root });
+  const job = await client.submit('scan', input);
   if (!options.wait) {
     print(options, job, `queued scan ${job.id}`);
     return EXIT.ok;
@@ -36,22 +37,24 @@ export async function scanCommand(target: string, options: ClientOptions & { wai
       !options.json && status === 'queued' && error && display.status(`attempt ${attempts ?? '?'} failed (${error.kind}: ${error.message}); retrying`),
   });
   display.end();
-  return report(outcome, options, job.id, (result) => formatScanSummary(result as ScanResult));
+  // A scan's JSON also carries the result's fields at the top (source, files, lines, languages…), as --local prints them.
+  return report(outcome, options, job.id, (result) => formatScanSummary(result as ScanResult), true);
 }
 
 /**
  * `quarry scan PATH PATH...`: one batch request for all the paths (a refused path gets its typed
  * error, the others run), then waits for every job and prints each summary.
  */
-export async function scanManyCommand(targets: string[], options: ClientOptions & { wait: boolean; local?: boolean }): Promise<number> {
+export async function scanManyCommand(targets: string[], options: ClientOptions & { wait: boolean; local?: boolean; ref?: string }): Promise<number> {
+  const inputs = targets.map((target) => repositoryInput(target, options.ref));
   if (options.local) {
     let code: number = EXIT.ok;
-    for (const target of targets) code = Math.max(code, await scanLocally(path.resolve(target), options));
+    for (const input of inputs) code = Math.max(code, await scanLocally(input, options));
     return code;
   }
   const client = clientFrom(options);
-  const roots = targets.map((target) => path.resolve(target));
-  const answer = await client.submitMany(roots.map((root) => ({ kind: 'scan', input: { root } })));
+  const roots = inputs.map((input) => ('root' in input ? input.root : input.source.git));
+  const answer = await client.submitMany(inputs.map((input) => ({ kind: 'scan', input })));
   const outcomes: Array<{ root: string; id?: string; outcome?: JobOutcome; error?: QuarryErrorBody }> = answer.items.map((item) =>
     item.ok ? { root: roots[item.index], id: item.job.id } : { root: roots[item.index], error: item.error },
   );
@@ -81,18 +84,28 @@ export async function scanManyCommand(targets: string[], options: ClientOptions 
 }
 
 /** In-process scan (no server needed), for quick looks and for comparing with a job's result. */
-async function scanLocally(root: string, options: ClientOptions): Promise<number> {
+async function scanLocally(input: ReturnType<typeof repositoryInput>, options: ClientOptions): Promise<number> {
   const display = new ProgressDisplay('scan');
-  const realRoot = await localRoot(root);
-  const result = await scanRepository(realRoot, { onProgress: (progress) => !options.json && display.update(progress) });
-  display.end();
-  console.log(options.json ? JSON.stringify(result, null, 2) : formatScanSummary(result));
-  return EXIT.ok;
+  try {
+    const { result, source } = await withLocalSnapshot(loadConfig(), input, (snapshot) =>
+      scanRepository(snapshot, { onProgress: (progress) => !options.json && display.update(progress) }),
+    );
+    display.end();
+    const scanned: ScanResult = { ...result, source };
+    console.log(options.json ? JSON.stringify(scanned, null, 2) : formatScanSummary(scanned));
+    return EXIT.ok;
+  } catch (error) {
+    display.end();
+    // With --json the error is JSON on stdout too, so a script reads one format either way.
+    if (options.json && error instanceof QuarryError) console.log(JSON.stringify({ status: 'failed', error: error.toBody() }, null, 2));
+    throw error;
+  }
 }
 
-export function report(outcome: JobOutcome, options: ClientOptions, id: string, format: (result: unknown) => string): number {
+export function report(outcome: JobOutcome, options: ClientOptions, id: string, format: (result: unknown) => string, flatten = false): number {
   if (options.json) {
-    console.log(JSON.stringify({ id, ...outcome }, null, 2));
+    const fields = flatten && outcome.status === 'succeeded' && outcome.result && typeof outcome.result === 'object' ? outcome.result : {};
+    console.log(JSON.stringify({ ...fields, id, ...outcome }, null, 2));
   } else if (outcome.status === 'succeeded') {
     console.log(format(outcome.result));
   } else if (outcome.status === 'failed') {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { QuarryConfig } from '@quarry/config/settings';
+import { QuarryError } from '@quarry/contracts';
 import type { SafeFetcher } from '@quarry/fetch';
 
 /*
@@ -32,5 +33,41 @@ export async function withLocalTools<T>(config: QuarryConfig, work: (fetcher: Pi
   } finally {
     if (fetcher) await (await fetcher).close();
     await (await import('@quarry/search')).closeSharedSearchPool();
+  }
+}
+
+/** Whether a command's target names a repository by URL (any scheme, scp-like or transport syntax: the snapshot library decides what it accepts). */
+export function isRepositoryUrl(target: string): boolean {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(target) || /^[A-Za-z][A-Za-z0-9+.-]*::/.test(target) || /^[^/\s]+@[^/\s]+:/.test(target);
+}
+
+/** The job input naming `target`: a git source (with `ref`), or `root` (an absolute path, as before). */
+export function repositoryInput(target: string, ref?: string): { source: { git: string; ref?: string } } | { root: string } {
+  if (isRepositoryUrl(target)) return { source: ref ? { git: target, ref } : { git: target } };
+  if (ref) throw new QuarryError('input_invalid', '--ref applies to a git URL, not to a directory.', { suggestion: 'Check out the ref in the directory, or give the repository URL.' });
+  return { root: path.resolve(target) };
+}
+
+/**
+ * Runs `work` on a snapshot opened in this process (a URL is fetched into this process's cache
+ * under QUARRY_DATA_DIR; a directory may be anywhere the user can read), then releases the cache.
+ */
+export async function withLocalSnapshot<T>(
+  config: QuarryConfig,
+  input: { source: { git: string; ref?: string } } | { root: string },
+  work: (snapshot: import('@quarry/snapshot').Snapshot) => Promise<T>,
+): Promise<{ result: T; source: import('@quarry/contracts').ResolvedSourceBody }> {
+  const { snapshotProviderFor, openPinned, sourceOf } = await import('@quarry/snapshot');
+  const provider = snapshotProviderFor(config, ['/']);
+  try {
+    const pinned = await openPinned(provider, sourceOf(input), undefined);
+    try {
+      const result = await work(pinned.snapshot);
+      return { result, source: await pinned.source() };
+    } finally {
+      pinned.snapshot.close();
+    }
+  } finally {
+    await provider.close();
   }
 }

@@ -1,15 +1,17 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { JobResult } from '@quarry/contracts';
 import { loadConfig } from '@quarry/config/settings';
 import { EXIT } from '../cli-output';
 import type { ClientOptions } from './jobs';
-import { localRoot, withLocalTools } from './local';
+import { repositoryInput, withLocalSnapshot, withLocalTools } from './local';
 
 type MentionsResult = JobResult<'mentions'>;
 
 export interface MentionOptions extends Partial<ClientOptions> {
   root: string;
+  /** A git URL instead of root. */
+  repo?: string;
+  ref?: string;
   parseOnly?: boolean;
   budget?: number;
   remote?: boolean;
@@ -29,7 +31,7 @@ export async function mentionCommand(promptArgument: string, options: MentionOpt
     console.log(options.json ? JSON.stringify(parsed, null, 2) : formatParse(parsed));
     return parsed.errors.length ? EXIT.failed : EXIT.ok;
   }
-  const root = path.resolve(options.root);
+  const repository = repositoryInput(options.repo ?? options.root, options.ref);
   const print = (result: MentionsResult) => {
     if (options.json) return JSON.stringify(result, null, 2);
     process.stderr.write(`${summarizeMentions(result)}\n`);
@@ -39,7 +41,7 @@ export async function mentionCommand(promptArgument: string, options: MentionOpt
     // The job client (socket.io) and the progress display load only for --server.
     const [{ clientFrom, report }, { ProgressDisplay }] = await Promise.all([import('./jobs'), import('../progress-display')]);
     const client = clientFrom(options as ClientOptions);
-    const job = await client.submit('mentions', { root, prompt, ...(options.budget ? { budget: { maxBytes: options.budget } } : {}) });
+    const job = await client.submit('mentions', { ...repository, prompt, ...(options.budget ? { budget: { maxBytes: options.budget } } : {}) });
     const display = new ProgressDisplay(`mentions ${job.id.slice(0, 8)}`);
     const outcome = await client.watch(job.id, { onProgress: (progress) => !options.json && display.update(progress) });
     display.end();
@@ -47,10 +49,12 @@ export async function mentionCommand(promptArgument: string, options: MentionOpt
   }
 
   const config = loadConfig();
-  const real = await localRoot(root);
-  const result = await withLocalTools(config, (fetcher) =>
-    expandMentions({ prompt, maxBytes: options.budget }, { root: real, ...config.files, fetchUrl: (url, signal) => fetcher.fetch(url, { signal }) }),
-  );
+  const { result } = await withLocalSnapshot(config, repository, async (snapshot) => {
+    const real = await snapshot.workingTree();
+    return withLocalTools(config, (fetcher) =>
+      expandMentions({ prompt, maxBytes: options.budget }, { root: real, ...config.files, fetchUrl: (url, signal) => fetcher.fetch(url, { signal }) }),
+    );
+  });
   console.log(print(result));
   return EXIT.ok;
 }

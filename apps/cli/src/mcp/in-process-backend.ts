@@ -9,7 +9,8 @@ import { expandMentions } from '@quarry/mentions';
 import { FileCache } from '@quarry/workspace';
 import path from 'node:path';
 import { CodeIndexCache, findSymbols, mapTree, packArtifactName, packToFile } from '@quarry/code-index';
-import { localRoot } from '../commands/local';
+import { repoReaderOf } from '@quarry/snapshot';
+import { localRoot, withLocalSnapshot } from '../commands/local';
 
 /**
  * `quarry mcp` without a server: every tool runs in this process, like the CLI's `--local`
@@ -49,43 +50,53 @@ export class InProcessBackend implements QuarryBackend {
     return this.jobs.list(limit);
   }
 
-  private detect(root: string, mode: DetectionMode | undefined, signal: AbortSignal) {
+  private detect(root: string | ReturnType<typeof repoReaderOf>, mode: DetectionMode | undefined, signal: AbortSignal) {
     const chosen = mode ?? this.config.detectionMode;
     return detectStack(root, { mode: chosen, llm: chosen === 'static' ? undefined : this.llm, signal });
   }
 
   /** Each kind's work, as its worker processor does it. */
   private readonly work: { [K in JobKind]: JobWork<K> } = {
-    scan: async (input, signal, onProgress) =>
-      scanWithStack(await localRoot(input.root), { detect: (root, detectSignal) => this.detect(root, undefined, detectSignal), signal, onProgress }),
+    scan: async (input, signal, onProgress) => {
+      const { result, source } = await withLocalSnapshot(this.config, repository(input), (snapshot) =>
+        scanWithStack(snapshot, { detect: (detectSignal) => this.detect(repoReaderOf(snapshot), undefined, detectSignal), signal, onProgress }),
+      );
+      return { ...result, source };
+    },
     detect: async (input, signal, onProgress) => {
-      const root = await localRoot(input.root);
-      onProgress({ stage: 'detecting', done: 0, total: 1, message: input.mode ?? this.config.detectionMode });
-      const services = await this.detect(root, input.mode, signal);
-      onProgress({ stage: 'detected', done: 1, total: 1, message: `${services.length} service${services.length === 1 ? '' : 's'}` });
-      return services;
+      const { result } = await withLocalSnapshot(this.config, repository(input), async (snapshot) => {
+        onProgress({ stage: 'detecting', done: 0, total: 1, message: input.mode ?? this.config.detectionMode });
+        const services = await this.detect(repoReaderOf(snapshot), input.mode, signal);
+        onProgress({ stage: 'detected', done: 1, total: 1, message: `${services.length} service${services.length === 1 ? '' : 's'}` });
+        return services;
+      });
+      return result;
     },
     mentions: async (input, signal, onProgress) =>
-      expandMentions(
-        { prompt: input.prompt, maxBytes: input.budget?.maxBytes },
-        {
-          root: await localRoot(input.root),
-          ...this.config.files,
-          fileCache: this.files,
-          codeIndex: this.codeIndex,
-          fetchUrl: (url, fetchSignal) => this.fetcher.fetch(url, { signal: fetchSignal ?? signal }),
-          signal,
-          onProgress,
-        },
-      ),
+      (
+        await withLocalSnapshot(this.config, repository(input), async (snapshot) =>
+          expandMentions(
+            { prompt: input.prompt, maxBytes: input.budget?.maxBytes },
+            {
+              root: await snapshot.workingTree(signal),
+              ...this.config.files,
+              fileCache: this.files,
+              codeIndex: this.codeIndex,
+              fetchUrl: (url, fetchSignal) => this.fetcher.fetch(url, { signal: fetchSignal ?? signal }),
+              signal,
+              onProgress,
+            },
+          ),
+        )
+      ).result,
     fetch: async (input, signal, onProgress) => {
       onProgress({ stage: 'fetching', done: 0, total: 1, message: input.url });
       const result = await this.fetcher.fetch(input.url, { force: input.force, signal });
       onProgress({ stage: 'fetched', done: 1, total: 1, message: result.fromCache ? 'from cache' : `${result.bytes} bytes` });
       return result;
     },
-    interpret: async (input, signal, onProgress) => {
-      const root = await localRoot(input.root);
+    interpret: async (input, signal, onProgress) => (await withLocalSnapshot(this.config, repository(input), async (snapshot) => {
+      const root = await snapshot.workingTree(signal);
       const host = workspaceTools({
         root,
         ...this.config.files,
@@ -94,7 +105,7 @@ export class InProcessBackend implements QuarryBackend {
         fetchUrl: (url, stepSignal) => this.fetcher.fetch(url, { signal: stepSignal ?? signal }),
       });
       return interpretQuery({ query: input.query, context: input.context, root, llm: input.ai === 'off' ? undefined : this.llm, ai: input.ai, execute: input.execute, host, signal, onProgress });
-    },
+    })).result,
     symbols: async (input, signal, onProgress) => findSymbols(await this.codeIndex.tree(await localRoot(input.root), { signal, onProgress }), input),
     map: async (input, signal, onProgress) => mapTree(await this.codeIndex.tree(await localRoot(input.root), { signal, onProgress }), input),
     pack: async (input, signal, onProgress) => {
@@ -105,4 +116,10 @@ export class InProcessBackend implements QuarryBackend {
       return { ...result, artifact: { ...result.artifact, path: file } };
     },
   };
+}
+
+/** A job input's repository as the CLI names it: the git source, or the root resolved against the current directory. */
+function repository(input: { root?: string; source?: { git: string; ref?: string } | { path: string } }): { source: { git: string; ref?: string } } | { root: string } {
+  if (input.source && 'git' in input.source) return { source: input.source };
+  return { root: path.resolve(input.root ?? (input.source as { path: string }).path) };
 }

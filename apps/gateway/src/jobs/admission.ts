@@ -1,5 +1,6 @@
 import { JobKind } from '@quarry/contracts';
 import { gateUrl, parseAllowList } from '@quarry/fetch';
+import { checkGitUrl } from '@quarry/snapshot';
 import { resolveWorkspaceRoot } from '@quarry/workspace';
 import { validateCodeIndexInput } from '@quarry/code-index';
 
@@ -11,9 +12,10 @@ export interface AdmissionPolicy {
 /**
  * Checks done at submission, before a row exists, so a request that can never succeed gets its
  * 4xx at once instead of a failed job: a job that reads a workspace must name a root inside the
- * allowed roots (stored as its real path); a URL must pass the URL gate (scheme, port, no
- * credentials, no internal literal address); a code-index request must have a sane budget, a
- * known style, compilable globs and a symbol name that can be one. Workers check again when they run: they may see
+ * allowed roots (stored as its real path); a git source must be an https URL the policy allows; a
+ * URL must pass the URL gate (scheme, port, no credentials, no internal literal address); a
+ * code-index request must have a sane budget, a known style, compilable globs and a symbol name
+ * that can be one. Workers check again when they run: they may see
  * another file system, and DNS is only asked at connect time.
  */
 export async function admitInput(
@@ -33,6 +35,13 @@ export async function admitInput(
       roots?.set(requested, real);
     }
     admitted = { ...admitted, root: await real };
+  }
+  const source = input.source as { git?: unknown; ref?: unknown; path?: unknown } | undefined;
+  if (source && typeof source === 'object') {
+    // A git URL is checked for what can be known without the network (scheme, option-like,
+    // credentials, internal literal addresses); the ref is resolved by the worker when it starts.
+    if (typeof source.git === 'string') admitted = { ...admitted, source: { ...source, git: checkGitUrl(source.git, policy.fetchAllow) } };
+    else if (typeof source.path === 'string') admitted = { ...admitted, source: { path: await resolveWorkspaceRoot(source.path, policy.workspaceRoots) } };
   }
   if (kind === 'fetch' && typeof input.url === 'string') {
     admitted = { ...admitted, url: gateUrl(input.url, { allow: parseAllowList(policy.fetchAllow) }).toString() };

@@ -3,9 +3,10 @@ import type { JobInput, JobResult } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
 import { interpretQuery, workspaceTools } from '@quarry/interpret';
 import { LlmClient } from '@quarry/llm';
-import { FileCache, resolveWorkspaceRoot } from '@quarry/workspace';
+import { FileCache } from '@quarry/workspace';
 import { ChildJobs } from '../child-jobs';
 import { HandlesJob, JobContext, JobHandler } from '../job-handler';
+import { JobSnapshots } from '../job-snapshots';
 import { StackDetector } from '../stack-detector';
 
 /**
@@ -22,12 +23,14 @@ export class InterpretProcessor implements JobHandler<'interpret'> {
     private readonly files: FileCache,
     private readonly detector: StackDetector,
     private readonly children: ChildJobs,
+    private readonly snapshots: JobSnapshots,
   ) {
     this.llm = config.llm && new LlmClient(config.llm);
   }
 
   async run(input: JobInput<'interpret'>, context: JobContext): Promise<JobResult<'interpret'>> {
-    const root = await resolveWorkspaceRoot(input.root, this.config.workspaceRoots);
+    const { result } = await this.snapshots.run(input, context, async (snapshot) => {
+    const root = await snapshot.workingTree(context.signal);
     const host = workspaceTools({
       root,
       ...this.config.files,
@@ -46,5 +49,7 @@ export class InterpretProcessor implements JobHandler<'interpret'> {
       signal: context.signal,
       onProgress: (progress) => context.progress(progress),
     });
+    });
+    return result;
   }
 }

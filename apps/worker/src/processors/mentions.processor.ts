@@ -3,10 +3,11 @@ import type { JobInput, JobResult } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
 import { expandMentions } from '@quarry/mentions';
 import { closeSharedSearchPool } from '@quarry/search';
-import { FileCache, resolveWorkspaceRoot } from '@quarry/workspace';
+import { FileCache } from '@quarry/workspace';
 import { CodeIndexCache } from '@quarry/code-index';
 import { ChildJobs } from '../child-jobs';
 import { HandlesJob, JobContext, JobHandler } from '../job-handler';
+import { JobSnapshots } from '../job-snapshots';
 
 /**
  * Expands the mentions of a prompt. Files are read through one cache per worker (keyed by real
@@ -21,11 +22,14 @@ export class MentionsProcessor implements JobHandler<'mentions'>, OnApplicationS
     private readonly files: FileCache,
     private readonly children: ChildJobs,
     private readonly codeIndex: CodeIndexCache,
+    private readonly snapshots: JobSnapshots,
   ) {}
 
   async run(input: JobInput<'mentions'>, context: JobContext): Promise<JobResult<'mentions'>> {
-    const root = await resolveWorkspaceRoot(input.root, this.config.workspaceRoots);
-    return expandMentions(
+    // The file, listing and search tools read a file system: a git source is checked out in the cache.
+    const { result } = await this.snapshots.run(input, context, async (snapshot) => {
+      const root = await snapshot.workingTree(context.signal);
+      return expandMentions(
       { prompt: input.prompt, maxBytes: input.budget?.maxBytes },
       {
         root,
@@ -37,6 +41,8 @@ export class MentionsProcessor implements JobHandler<'mentions'>, OnApplicationS
         onProgress: context.progress,
       },
     );
+    });
+    return result;
   }
 
   /** The search threads are shared by the process (mentions and interpret); retired after the jobs drained. */

@@ -5,6 +5,7 @@ import { loadConfig } from '@quarry/config';
 import type { JobContext } from '../job-handler';
 import type { StackDetector } from '../stack-detector';
 import { ScanProcessor } from './scan.processor';
+import { JobSnapshots } from '../job-snapshots';
 
 describe('ScanProcessor', () => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-scan-proc-')));
@@ -13,6 +14,8 @@ describe('ScanProcessor', () => {
   afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
   const config = { ...loadConfig({}, root), workspaceRoots: [root] };
+  const snapshots = new JobSnapshots(config);
+  afterAll(() => snapshots.onApplicationShutdown());
   const context = (signal = new AbortController().signal): JobContext => ({
     jobId: 'j', attempt: 1, signal, progress: () => undefined, ownerId: null, queueJob: { id: 'j', queue: 'q' },
   });
@@ -20,13 +23,13 @@ describe('ScanProcessor', () => {
 
   it('carries the stack the detector found', async () => {
     const services = [{ metadata: { path: '.' } }] as never;
-    const result = await new ScanProcessor(config, detector(async () => services)).run({ root }, context());
+    const result = await new ScanProcessor(snapshots, detector(async () => services)).run({ root }, context());
     expect(result.files).toBe(2);
     expect(result.stack).toBe(services);
   });
 
   it('a detection that fails leaves the scan without a stack instead of failing it', async () => {
-    const result = await new ScanProcessor(config, detector(async () => { throw new Error('detector bug'); })).run({ root }, context());
+    const result = await new ScanProcessor(snapshots, detector(async () => { throw new Error('detector bug'); })).run({ root }, context());
     expect(result.files).toBe(2);
     expect(result).not.toHaveProperty('stack');
   });
@@ -36,6 +39,6 @@ describe('ScanProcessor', () => {
     const cancelled = new Error('cancelled');
     const slowDetector = detector(() => new Promise((_resolve, reject) => setTimeout(() => reject(cancelled), 10)));
     controller.abort(cancelled);
-    await expect(new ScanProcessor(config, slowDetector).run({ root }, context(controller.signal))).rejects.toBe(cancelled);
+    await expect(new ScanProcessor(snapshots, slowDetector).run({ root }, context(controller.signal))).rejects.toBe(cancelled);
   });
 });

@@ -1,0 +1,121 @@
+import { QuarryError } from '@quarry/contracts';
+import { measureContent, walkFiles, type FileMeasure, type MeasureFilesOptions, type WalkEntry, type WalkOptions, type WalkResult } from '@quarry/workspace';
+import { BlobReader } from './blob-reader';
+import type { CachedRepository, ResolvedGitSource } from './git-repository-cache';
+import type { GitTree } from './git-tree';
+import type { Snapshot, SnapshotEntry } from './snapshot';
+
+/**
+ * A commit of a git URL, read from this worker's cache: the listing is the commit's tree (ls-tree,
+ * no network), contents come from one `cat-file --batch`, blobs missing from the partial clone
+ * are fetched in batches first. Measures are remembered per blob, so a repeat scan reads nothing.
+ */
+export class GitSnapshot implements Snapshot {
+  readonly root: string;
+  /** This snapshot's own `cat-file --batch`: a cancelled job kills its reader, never another job's. */
+  private reader: BlobReader | undefined;
+
+  constructor(
+    readonly source: ResolvedGitSource,
+    private readonly repository: CachedRepository,
+    private readonly tree: GitTree,
+  ) {
+    this.root = source.git;
+  }
+
+  async walk(options: WalkOptions = {}): Promise<WalkResult> {
+    // The ignore files, fetched in one batch before the walk reads them one by one.
+    const ignoreFiles = [...this.tree.files.entries()].filter(([path]) => path === '.gitignore' || path.endsWith('/.gitignore')).map(([, file]) => file.oid);
+    await this.repository.ensureBlobs(ignoreFiles, options.signal);
+    return walkFiles('/', {
+      ...options,
+      tree: {
+        readDirectory: async (relative) => {
+          const entries = this.tree.directory(relative);
+          if (!entries) throw Object.assign(new Error(`no directory ${relative}`), { code: 'ENOENT' });
+          return entries;
+        },
+        readText: async (relative) => (await this.readFile(relative))?.toString('utf8'),
+      },
+    });
+  }
+
+  async readDirectory(relative: string): Promise<readonly WalkEntry[] | undefined> {
+    return this.tree.directory(normalize(relative));
+  }
+
+  async entry(relative: string): Promise<SnapshotEntry | undefined> {
+    const path = normalize(relative);
+    const file = this.tree.files.get(path);
+    return file && { path, mode: file.mode, blob: file.oid };
+  }
+
+  async readFile(relative: string, options: { maxBytes?: number } = {}): Promise<Buffer | undefined> {
+    const file = this.tree.files.get(normalize(relative));
+    if (!file) return undefined;
+    await this.repository.ensureBlobs([file.oid]);
+    const content = await this.blobReader().read(file.oid);
+    if (content && options.maxBytes !== undefined && content.length > options.maxBytes) return undefined;
+    return content;
+  }
+
+  async readRange(relative: string, start: number, end: number): Promise<Buffer | undefined> {
+    return (await this.readFile(relative))?.subarray(start, end);
+  }
+
+  async measure(files: readonly string[], onMeasured: (relative: string, measure: FileMeasure) => void, options: MeasureFilesOptions = {}): Promise<void> {
+    const { signal } = options;
+    this.repository.measures.refresh();
+    const byBlob = new Map<string, string[]>();
+    for (const relative of files) {
+      const file = this.tree.files.get(relative);
+      if (!file) {
+        onMeasured(relative, { kind: 'unreadable' });
+        continue;
+      }
+      const known = this.repository.measures.get(file.oid);
+      if (known) {
+        onMeasured(relative, known);
+        continue;
+      }
+      const paths = byBlob.get(file.oid);
+      if (paths) paths.push(relative);
+      else byBlob.set(file.oid, [relative]);
+    }
+    if (byBlob.size === 0) return;
+    signal?.throwIfAborted();
+    const oids = [...byBlob.keys()];
+    await this.repository.ensureBlobs(oids, signal);
+    const measured: Array<[string, FileMeasure]> = [];
+    await this.blobReader().stream(
+      oids,
+      (oid, content) => {
+        const measure: FileMeasure = content === undefined ? { kind: 'unreadable' } : measureContent(content);
+        measured.push([oid, measure]);
+        for (const relative of byBlob.get(oid) ?? []) onMeasured(relative, measure);
+      },
+      signal,
+    );
+    await this.repository.measures.add(measured);
+  }
+
+  async workingTree(signal?: AbortSignal): Promise<string> {
+    return this.repository.checkout(this.source.commit, this.tree, signal);
+  }
+
+  close(): void {
+    this.reader?.close();
+    this.reader = undefined;
+  }
+
+  private blobReader(): BlobReader {
+    this.reader ??= this.repository.blobReader();
+    return this.reader;
+  }
+}
+
+function normalize(relative: string): string {
+  if (relative === '.' || relative === './') return '';
+  if (relative.includes('\0')) throw new QuarryError('input_invalid', 'A path contains a NUL character.');
+  return relative.replace(/^\.\//, '').replace(/\/+$/, '');
+}

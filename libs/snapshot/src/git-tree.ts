@@ -1,0 +1,82 @@
+import type { WalkEntry } from '@quarry/workspace';
+
+export interface TreeFile {
+  mode: string;
+  oid: string;
+}
+
+class TreeEntry implements WalkEntry {
+  constructor(
+    readonly name: string,
+    private readonly kind: 'file' | 'directory' | 'symlink',
+  ) {}
+  isFile(): boolean {
+    return this.kind === 'file';
+  }
+  isDirectory(): boolean {
+    return this.kind === 'directory';
+  }
+  isSymbolicLink(): boolean {
+    return this.kind === 'symlink';
+  }
+}
+
+/**
+ * A commit's tree as `git ls-tree -r -z` lists it, held as directories so the walker can read it
+ * like a disk: files by path, entries by directory. A submodule (gitlink) is an empty directory,
+ * as in a checkout without `--recurse-submodules`.
+ */
+export class GitTree {
+  readonly files = new Map<string, TreeFile>();
+  private readonly directories = new Map<string, TreeEntry[]>([['', []]]);
+
+  static parse(output: Buffer): GitTree {
+    const tree = new GitTree();
+    const text = output.toString('utf8');
+    let start = 0;
+    while (start < text.length) {
+      const end = text.indexOf('\0', start);
+      const stop = end === -1 ? text.length : end;
+      // <mode> SP <type> SP <oid> TAB <path>
+      const tab = text.indexOf('\t', start);
+      const mode = text.slice(start, start + 6);
+      const type = text.slice(start + 7, text.indexOf(' ', start + 7));
+      const oid = text.slice(tab - 40, tab);
+      tree.add(text.slice(tab + 1, stop), mode, type, oid);
+      start = stop + 1;
+    }
+    return tree;
+  }
+
+  private add(path: string, mode: string, type: string, oid: string): void {
+    const slash = path.lastIndexOf('/');
+    const directory = slash === -1 ? '' : path.slice(0, slash);
+    const name = path.slice(slash + 1);
+    if (type === 'commit') {
+      this.ensureDirectory(path);
+      this.entriesOf(directory).push(new TreeEntry(name, 'directory'));
+      return;
+    }
+    if (type !== 'blob') return;
+    this.files.set(path, { mode, oid });
+    this.entriesOf(directory).push(new TreeEntry(name, mode === '120000' ? 'symlink' : 'file'));
+  }
+
+  private entriesOf(directory: string): TreeEntry[] {
+    let entries = this.directories.get(directory);
+    if (entries) return entries;
+    entries = [];
+    this.directories.set(directory, entries);
+    const slash = directory.lastIndexOf('/');
+    this.entriesOf(slash === -1 ? '' : directory.slice(0, slash)).push(new TreeEntry(directory.slice(slash + 1), 'directory'));
+    return entries;
+  }
+
+  private ensureDirectory(path: string): void {
+    if (!this.directories.has(path)) this.directories.set(path, []);
+  }
+
+  directory(relative: string): readonly WalkEntry[] | undefined {
+    return this.directories.get(relative === '.' ? '' : relative);
+  }
+}

@@ -1,0 +1,44 @@
+import type { Snapshot, ResolvedSource } from './snapshot';
+import type { SnapshotProvider, SourceInput } from './snapshot-provider';
+import { LocalSnapshot } from './local-snapshot';
+
+export interface PinnedSnapshot {
+  snapshot: Snapshot;
+  /** The source as pinned: known at once for a git URL, computed beside the work for a directory. */
+  source(): Promise<ResolvedSource>;
+}
+
+/**
+ * Opens what a job names. A git ref is resolved now, unless the job row already pinned a commit
+ * on an earlier attempt (a retry reads the same commit). A directory's identity (HEAD, or a
+ * content hash) is computed while the job works, so a local scan is not slowed by it.
+ */
+export async function openPinned(provider: SnapshotProvider, input: SourceInput, pinned: ResolvedSource | undefined, signal?: AbortSignal): Promise<PinnedSnapshot> {
+  if ('git' in input) {
+    const source = pinned && 'git' in pinned ? pinned : await provider.resolve(input, signal);
+    const snapshot = await provider.open(source, signal);
+    return { snapshot, source: async () => source };
+  }
+  const snapshot = await provider.openLocal(input.path);
+  const identity = snapshot.identify(signal);
+  identity.catch(() => undefined); // awaited by source(); an early failure of the job must not leave it unhandled
+  return { snapshot, source: () => identity };
+}
+
+/** What detection reads (the RepoReader of @quarry/detect), over any snapshot. */
+export function repoReaderOf(snapshot: Snapshot): {
+  root: string;
+  readDirectory(relative: string): Promise<readonly { name: string; isFile(): boolean; isDirectory(): boolean }[]>;
+  readText(relative: string, maxBytes: number): Promise<string | undefined>;
+} {
+  return {
+    // The project name of a service at the root is this basename: a checkout's directory name.
+    root: snapshot instanceof LocalSnapshot ? snapshot.root : snapshot.root.replace(/\.git$/, ''),
+    readDirectory: async (relative) => {
+      const entries = await snapshot.readDirectory(relative);
+      if (!entries) throw Object.assign(new Error(`${relative} is not a directory of the snapshot`), { code: 'ENOENT' });
+      return entries;
+    },
+    readText: async (relative, maxBytes) => (await snapshot.readFile(relative, { maxBytes }))?.toString('utf8'),
+  };
+}

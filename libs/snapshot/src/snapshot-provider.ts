@@ -1,0 +1,88 @@
+import { QuarryError } from '@quarry/contracts';
+import { resolveWorkspaceRoot } from '@quarry/workspace';
+import { GitRepositoryCache, type GitCacheOptions, type ResolvedGitSource } from './git-repository-cache';
+import { GitSnapshot } from './git-snapshot';
+import { LocalSnapshot } from './local-snapshot';
+import type { ResolvedSource, Snapshot } from './snapshot';
+
+/** What a job names: a git URL (and ref), or a directory on the worker. */
+export type SourceInput = { git: string; ref?: string } | { path: string };
+
+export interface SnapshotProviderOptions {
+  /** QUARRY_WORKSPACE_ROOTS: where local paths may point. */
+  workspaceRoots: readonly string[];
+  git: GitCacheOptions;
+}
+
+/**
+ * A worker's (or an in-process CLI's) access to repositories: resolve a source once when the job
+ * starts (the ref → a commit; a directory → HEAD or a content hash), then open that exact
+ * snapshot. One per process: it owns the git cache and its proxy.
+ */
+export class SnapshotProvider {
+  readonly git: GitRepositoryCache;
+
+  constructor(private readonly options: SnapshotProviderOptions) {
+    this.git = new GitRepositoryCache(options.git);
+  }
+
+  /** Pins the source: the commit a git ref names now, or the identity of a directory. */
+  async resolve(input: SourceInput, signal?: AbortSignal): Promise<ResolvedSource> {
+    if ('git' in input) return this.git.resolve(input.git, input.ref, signal);
+    const snapshot = await this.openLocal(input.path);
+    return snapshot.identify(signal);
+  }
+
+  /**
+   * The snapshot of a resolved git source, or of a directory (whose identity is computed beside
+   * the work: call `identify()` on it, or pass `resolved` when the job row already has it).
+   */
+  async open(input: SourceInput | ResolvedSource, signal?: AbortSignal): Promise<Snapshot> {
+    if ('git' in input) {
+      const resolved = 'commit' in input ? (input as ResolvedGitSource) : await this.git.resolve(input.git, input.ref, signal);
+      const repository = await this.git.repository(resolved.git);
+      await repository.ensureCommit(resolved.commit, signal);
+      const tree = await repository.tree(resolved.commit, signal);
+      return new GitSnapshot(resolved, repository, tree);
+    }
+    return this.openLocal(input.path);
+  }
+
+  async openLocal(root: string): Promise<LocalSnapshot> {
+    const real = await resolveWorkspaceRoot(root, this.options.workspaceRoots);
+    return new LocalSnapshot(real, this.git.environment());
+  }
+
+  close(): Promise<void> {
+    return this.git.close();
+  }
+}
+
+/** The source of a job input: `source`, or the older `root` (a local path). */
+export function sourceOf(input: { source?: SourceInput; root?: string }): SourceInput {
+  if (input.source) return input.source;
+  if (input.root !== undefined) return { path: input.root };
+  throw new QuarryError('input_invalid', 'The input names no repository: give source ({"git": url, "ref"?} or {"path": dir}) or root.', {
+    suggestion: 'Add "source": {"git": "https://host/owner/repo.git"} or "root": "/abs/dir".',
+  });
+}
+
+export function isGitSource(source: ResolvedSource | SourceInput): source is ResolvedGitSource | { git: string; ref?: string } {
+  return 'git' in source;
+}
+
+
+/** The settings a process's provider is built from (QuarryConfig has them all). */
+export interface SnapshotSettings {
+  workspaceRoots: readonly string[];
+  dataDir: string;
+  fetch: { allow: readonly string[] };
+  git: { cacheBytes: number; maxBytes: number; maxFiles: number; timeoutMs: number; credentials: GitCacheOptions['credentials'] };
+}
+
+export function snapshotProviderFor(config: SnapshotSettings, workspaceRoots: readonly string[] = config.workspaceRoots): SnapshotProvider {
+  return new SnapshotProvider({
+    workspaceRoots,
+    git: { dataDir: config.dataDir, allow: config.fetch.allow, ...config.git },
+  });
+}

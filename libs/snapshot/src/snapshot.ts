@@ -1,0 +1,56 @@
+import type { FileMeasure, MeasureFilesOptions, ScanSource, WalkEntry, WalkOptions, WalkResult } from '@quarry/workspace';
+
+/** Where a job's repository came from, resolved: the commit every result describes. */
+export type ResolvedSource =
+  | { git: string; ref: string; commit: string }
+  /** A directory on the worker: `commit` is HEAD of a clean checkout, else a content hash of the tree (`dirty`). */
+  | { path: string; ref: null; commit: string; dirty?: boolean };
+
+/** One file of a snapshot. */
+export interface SnapshotEntry {
+  /** Root-relative POSIX path. */
+  path: string;
+  /** git's file mode: 100644, 100755, 120000 (symlink). */
+  mode: string;
+  /** git's blob id (sha1 of `blob <size>\0<content>`); computed on demand for a directory. */
+  blob: string;
+}
+
+/**
+ * The one way job code reads a repository: a directory on this worker (LocalSnapshot) or a commit
+ * of a git URL fetched into this worker's cache (GitSnapshot). Both list what git would see (the
+ * ignore rules applied), read files and ranges, and measure files for a scan the same way, so a
+ * scan of a URL equals a scan of a checkout of the same commit.
+ */
+export interface Snapshot extends ScanSource {
+  readonly source: ResolvedSource;
+  /** Shown as a result's `root`: the directory, or `url@commit`. */
+  readonly root: string;
+  /** The files git would see, ignore rules applied (what a scan counts). */
+  walk(options?: WalkOptions): Promise<WalkResult>;
+  /** Entries of a root-relative directory ('' or '.' for the root), or undefined when there is no such directory. */
+  readDirectory(relative: string): Promise<readonly WalkEntry[] | undefined>;
+  /** A file's mode and blob id, or undefined when it is not a file of the snapshot. */
+  entry(relative: string): Promise<SnapshotEntry | undefined>;
+  /** A file's bytes (at most `maxBytes`: more is undefined), or undefined when it is missing. */
+  readFile(relative: string, options?: { maxBytes?: number }): Promise<Buffer | undefined>;
+  /** Bytes [start, end) of a file. */
+  readRange(relative: string, start: number, end: number): Promise<Buffer | undefined>;
+  measure(files: readonly string[], onMeasured: (relative: string, measure: FileMeasure) => void, options?: MeasureFilesOptions): Promise<void>;
+  /**
+   * A directory holding the snapshot's files, for tools that need a file system (the search
+   * workers, file mentions): the directory itself, or a checkout of the commit in the cache.
+   */
+  workingTree(signal?: AbortSignal): Promise<string>;
+  /** Releases processes held open (cat-file); the cache stays. */
+  close(): void;
+}
+
+export function shortCommit(commit: string): string {
+  return commit.slice(0, 12);
+}
+
+/** `url@short` or the path: how a source is named in messages and results. */
+export function describeSource(source: ResolvedSource): string {
+  return 'git' in source ? `${source.git}@${shortCommit(source.commit)}` : source.path;
+}
