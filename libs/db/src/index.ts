@@ -6,3 +6,4 @@ export * from './migrator';
 export * from './project-root';
 export * from './db.module';
 export * from './llm-answer-repository';
+export * from './blob-fact-repository';
