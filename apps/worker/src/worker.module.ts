@@ -12,6 +12,7 @@ import { MentionsProcessor } from './processors/mentions.processor';
 import { ScanProcessor } from './processors/scan.processor';
 import { StackDetector } from './stack-detector';
 import { JobSnapshots } from './job-snapshots';
+import { ScanShards } from './scan-shards';
 import { WorkerService } from './worker.service';
 import { workerLoggerProvider } from './worker-logger';
 
@@ -28,7 +29,7 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [ConfigModule.forRoot(config), DbModule, DiscoveryModule],
-      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, JobSnapshots, ChildJobs, workspaceFilesProvider, ...processors],
+      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, JobSnapshots, ScanShards, ChildJobs, workspaceFilesProvider, ...processors],
     };
   }
 }

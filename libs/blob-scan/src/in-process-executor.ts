@@ -18,7 +18,7 @@ export class InProcessShardExecutor implements ShardExecutor {
     private readonly worker = workerId(),
   ) {}
 
-  async run(tasks: readonly ShardTask[], options: { signal: AbortSignal; onProgress: (index: number, done: number) => void }): Promise<ShardOutcome[]> {
+  async run(tasks: readonly ShardTask[], options: { signal: AbortSignal; onProgress: (index: number, done: number, worker?: string) => void }): Promise<ShardOutcome[]> {
     const outcomes = new Array<ShardOutcome>(tasks.length);
     let next = 0;
     const lane = async () => {
@@ -28,7 +28,7 @@ export class InProcessShardExecutor implements ShardExecutor {
         outcomes[task.index] = await runShard(this.snapshot, task.files, this.store, {
           worker: this.worker,
           signal: options.signal,
-          onProgress: (done) => options.onProgress(task.index, done),
+          onProgress: (done) => options.onProgress(task.index, done, this.worker),
         });
       }
     };

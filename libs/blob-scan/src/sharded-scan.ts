@@ -10,7 +10,7 @@ import type { ShardOutcome } from './run-shard';
 /** Runs a scan's shards somewhere: as child jobs on any worker, or in this process. */
 export interface ShardExecutor {
   /** Resolves once every shard succeeded, in task order; rejects with the first shard that failed for good. */
-  run(tasks: readonly ShardTask[], options: { signal: AbortSignal; onProgress: (index: number, done: number) => void }): Promise<ShardOutcome[]>;
+  run(tasks: readonly ShardTask[], options: { signal: AbortSignal; onProgress: (index: number, done: number, worker?: string) => void }): Promise<ShardOutcome[]>;
 }
 
 export interface ShardedScanOptions {
@@ -62,26 +62,29 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
   const skippedFiles = total - toRead.length;
   const shardDone = new Array<number>(tasks.length).fill(0);
   let doneSum = 0;
+  /** Workers seen running a shard so far (the bar's "· K workers"); the result counts those that finished one. */
   const workersSeen = new Set<string>();
   const report = () =>
     onProgress?.({
       stage: 'reading',
       done: skippedFiles + doneSum,
       total,
-      message: `indexing ${(skippedFiles + doneSum).toLocaleString('en-US')} / ${total.toLocaleString('en-US')} files · ${tasks.length} shards`,
+      message: `indexing ${(skippedFiles + doneSum).toLocaleString('en-US')} / ${total.toLocaleString('en-US')} files · ${Math.max(1, workersSeen.size)} worker${workersSeen.size > 1 ? 's' : ''}`,
     });
   report();
   const outcomes = tasks.length === 0 ? [] : await options.executor.run(tasks, {
     signal,
-    onProgress: (index, done) => {
+    onProgress: (index, done, worker) => {
+      if (worker) workersSeen.add(worker);
       doneSum += Math.max(0, done - shardDone[index]);
       shardDone[index] = Math.max(shardDone[index], done);
       report();
     },
   });
 
+  const finishedBy = new Set<string>();
   for (const outcome of outcomes) {
-    workersSeen.add(outcome.worker);
+    finishedBy.add(outcome.worker);
     for (const [path, blob] of outcome.blobs) blobs.set(path, blob);
   }
   const allBlobs = [...new Set([...blobs.values()].filter((blob): blob is string => blob !== undefined))];
@@ -97,7 +100,7 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
     largestFiles: options.largestFiles,
     durationMs: Math.round(performance.now() - started),
   });
-  const workerIds = [...workersSeen].sort();
+  const workerIds = [...finishedBy].sort();
   return {
     ...result,
     shards: tasks.length,
