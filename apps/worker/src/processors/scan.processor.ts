@@ -18,6 +18,7 @@ const LOCAL_SHARD_CONCURRENCY = 2;
  * anyone; the result is assembled from the commit's entries and the blob rows.
  */
 @Injectable()
+@HandlesJob('scan')
 export class ScanProcessor implements JobHandler<'scan'> {
   constructor(
     private readonly snapshots: JobSnapshots,
