@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { BlobFactRepository } from '../../libs/db/src/blob-fact-repository';
-import { createPrismaClient } from '../../libs/db/src/prisma-client';
+import { createDatabase } from '../../libs/db/src/prisma-client';
 import type { BlobFact } from '../../libs/blob-scan/src';
 import { TEST_DATABASE_URL } from '../support/test-env';
 
-const prisma = createPrismaClient(TEST_DATABASE_URL, 4);
-const facts = new BlobFactRepository(prisma);
-afterAll(() => prisma.$disconnect());
+const database = createDatabase(TEST_DATABASE_URL, 4);
+const facts = new BlobFactRepository(database.prisma, database.pool);
+/** The same table read through Prisma alone (the repository's fallback without a pool). */
+const viaPrisma = new BlobFactRepository(database.prisma);
+afterAll(() => database.close());
 
 /** Blob ids of this run only: the table is shared by every test of the run. */
 const blob = (name: string) => createHash('sha1').update(`${process.pid}:${Date.now()}:${name}`).digest('hex');
@@ -26,6 +28,7 @@ describe('per-blob facts in Postgres', () => {
     expect(found.get(binary.blob)).toEqual({ kind: 'binary' });
     expect(found.get(many[7].blob)).toEqual({ kind: 'text', bytes: 7, lines: 1 });
     expect(found.size).toBe(3);
+    expect(await viaPrisma.lookup([text.blob, binary.blob, blob('absent'), many[7].blob])).toEqual(found);
     expect(await facts.count(many.map((fact) => fact.blob))).toBe(2_500);
   });
 

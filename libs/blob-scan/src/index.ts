@@ -7,5 +7,5 @@ export { type BlobFact, type BlobFactStore, MemoryBlobFacts, factOf, measureOf }
 export { assembleScan, type AssembleInput } from './assemble';
 export { planShards, describeShardPaths, DEFAULT_SHARD_LIMITS, ESTIMATED_FILE_BYTES, type ShardFile, type ShardTask, type ShardLimits } from './plan';
 export { runShard, type ShardOutcome, type RunShardOptions } from './run-shard';
-export { shardedScan, type ShardExecutor, type ShardedScanOptions, type ShardedScanResult } from './sharded-scan';
+export { shardedScan, INLINE_BELOW_FILES, type ShardExecutor, type ShardedScanOptions, type ShardedScanResult } from './sharded-scan';
 export { InProcessShardExecutor, workerId } from './in-process-executor';

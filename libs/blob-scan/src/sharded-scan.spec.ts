@@ -95,7 +95,11 @@ describe('a sharded scan', () => {
     git('commit', '-q', '-am', 'two');
     execFileSync('git', ['-C', path.join(fixtures.root, 'inc.git'), 'fetch', '-q', work, '+main:main']);
     recorded.length = 0;
-    const second = await sharded(await repos.open({ git: server.url('inc.git'), ref: 'main' }), spy);
+    // One file to read: it is read in place, never handed to the (here: refusing) executor.
+    const snapshot = await repos.open({ git: server.url('inc.git'), ref: 'main' });
+    const refusing = { run: () => Promise.reject(new Error('a one-blob re-scan must not be handed over')) };
+    const second = await shardedScan(snapshot, { store: spy, executor: refusing, inline: new InProcessShardExecutor(snapshot, spy, 1, 'here'), signal: new AbortController().signal, limits: TINY });
+    expect(second.workerIds).toEqual(['here']);
     expect(recorded.map((fact) => fact.kind)).toEqual(['text']);
     expect(second.blobs).toEqual({ total: 20, processed: 1, reused: 19 });
     expect(second.shards).toBe(1);

@@ -20,7 +20,17 @@ export interface ShardedScanOptions {
   onProgress?: (progress: JobProgress) => void;
   limits?: ShardLimits;
   largestFiles?: number;
+  /**
+   * Runs the shards of a scan with at most `inlineBelowFiles` files to read (a re-scan after a small
+   * commit): handing one tiny shard to another worker costs more (its own commit fetch and tree
+   * listing, the queue's round trip) than reading it here.
+   */
+  inline?: ShardExecutor;
+  inlineBelowFiles?: number;
 }
+
+/** A scan with this few files left to read runs them in place when it can (`inline`). */
+export const INLINE_BELOW_FILES = 256;
 
 export type ShardedScanResult = ScanResult & Required<Pick<ScanResult, 'shards' | 'workers' | 'workerIds' | 'blobs'>>;
 
@@ -72,7 +82,8 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
       message: `indexing ${(skippedFiles + doneSum).toLocaleString('en-US')} / ${total.toLocaleString('en-US')} files · ${Math.max(1, workersSeen.size)} worker${workersSeen.size > 1 ? 's' : ''}`,
     });
   report();
-  const outcomes = tasks.length === 0 ? [] : await options.executor.run(tasks, {
+  const executor = options.inline && toRead.length <= (options.inlineBelowFiles ?? INLINE_BELOW_FILES) ? options.inline : options.executor;
+  const outcomes = tasks.length === 0 ? [] : await executor.run(tasks, {
     signal,
     onProgress: (index, done, worker) => {
       if (worker) workersSeen.add(worker);

@@ -46,7 +46,7 @@ export class PrismaService implements OnApplicationShutdown {
       useFactory: (prisma: PrismaService) => new FetchedDocumentRepository(prisma.client),
     },
     { provide: LlmAnswerRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new LlmAnswerRepository(prisma.client) },
-    { provide: BlobFactRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new BlobFactRepository(prisma.client) },
+    { provide: BlobFactRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new BlobFactRepository(prisma.client, prisma.pool) },
   ],
   exports: [PrismaService, JobRepository, ApiKeyRepository, FetchedDocumentRepository, LlmAnswerRepository, BlobFactRepository],
 })

@@ -37,6 +37,8 @@ export class ScanProcessor implements JobHandler<'scan'> {
           shardedScan(snapshot, {
             store: this.facts,
             executor: isGit(snapshot) ? this.shards.executorFor(context.jobId, snapshot.source) : new InProcessShardExecutor(snapshot, this.facts, LOCAL_SHARD_CONCURRENCY, this.shards.id),
+            // A few files left to read (a small commit's re-scan) are read here, not handed over.
+            inline: new InProcessShardExecutor(snapshot, this.facts, 1, this.shards.id),
             signal: context.signal,
             limits: this.shards.limits,
             onProgress: (progress) => context.progress(progress),
