@@ -37,6 +37,9 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
+    // `npm run test:faults`: compiled gateway and workers on a Redis and a Postgres the suite starts
+    // (and kills) itself; no global setup, it does not use the shared database.
+    { ...common, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.spec.ts'] },
     // The dashboard in real headless Chromium (/usr/bin/chromium) against an in-process gateway and worker.
     {
       ...common,

@@ -79,9 +79,9 @@ async function main(argv: string[]): Promise<number> {
     }
     if (throughput) {
       targets.push({
-        figure: `(b) throughput, ${throughput.service.jobs} tiny jobs`,
+        figure: `(b) throughput, ${throughput.service.jobs} tiny jobs, batch submit`,
         target: '≥ 1,000 jobs/s',
-        measured: `${Math.round(throughput.service.jobsPerSecond)} jobs/s (bare BullMQ ${Math.round(throughput.bare.jobsPerSecond)} jobs/s)`,
+        measured: `${Math.round(throughput.service.jobsPerSecond)} jobs/s (single POSTs ${Math.round(throughput.single.jobsPerSecond)}; bare BullMQ ${Math.round(throughput.bare.jobsPerSecond)} jobs/s)`,
         met: throughput.service.jobsPerSecond >= 1_000,
       });
     }

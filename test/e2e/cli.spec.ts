@@ -84,6 +84,24 @@ describe('the quarry CLI', () => {
       expect(run.stderr).toContain('QUARRY_WORKSPACE_ROOTS');
     });
 
+    it('scans several paths with one batch request: a refused path gets its typed error, the others run', async () => {
+      const other = makeTree({ 'a.py': 'print(1)\n' });
+      await stack.close();
+      stack = await TestStack.start({ workspaceRoots: [root, other] });
+      const run = await quarry(['scan', root, other, os.tmpdir(), '--server', stack.url, '--json']);
+      expect(run.code).toBe(1);
+      const output = JSON.parse(run.stdout);
+      expect(output).toMatchObject([
+        { root, status: 'succeeded', result: { files: 3 } },
+        { root: other, status: 'succeeded', result: { files: 1 } },
+        { root: os.tmpdir(), status: 'refused', error: { kind: 'path_outside_root' } },
+      ]);
+      const both = await quarry(['scan', root, other, '--server', stack.url]);
+      expect(both.code).toBe(0);
+      expect(both.stdout).toContain(`== ${other} (job `);
+      expect(both.stderr).toMatch(new RegExp(`${other}: queued as job [0-9a-f-]{36}`));
+    });
+
     it('exits 2 on usage errors', async () => {
       expect((await quarry(['scan'])).code).toBe(2);
       expect((await quarry(['frobnicate'])).code).toBe(2);

@@ -85,6 +85,8 @@ describe('scanning repositories by URL', () => {
     expect(checkout.code).toBe(0);
     const expected = counts(JSON.parse(checkout.stdout));
 
+    const fetchesBefore = server.fetches().length;
+    const lookupsBefore = server.lookups().length;
     const ids: string[] = [];
     for (let index = 0; index < 6; index++) {
       const submitted = await api<JobView>('POST', '/v1/jobs', { kind: 'scan', input: { source: { git: server.url('demo.git'), ref: 'main' } } });
@@ -105,6 +107,9 @@ describe('scanning repositories by URL', () => {
     );
     expect(servedBy).toEqual(new Set(['worker-1', 'worker-2']));
     for (const dataDir of dataDirs) expect(readdirSync(path.join(dataDir, 'git', 'repos'))).toHaveLength(1);
+    // One ref look-up per job; fetches only for each worker's first job (its commit, then its blobs).
+    expect(server.lookups().length - lookupsBefore).toBe(6);
+    expect(server.fetches().length - fetchesBefore).toBeLessThanOrEqual(2 * 3);
   });
 
   it('a ref that does not exist fails the job once with ref_not_found, not retried', async () => {

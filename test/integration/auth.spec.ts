@@ -81,6 +81,30 @@ describe('API keys', () => {
     expect(own.ok).toBe(true);
   });
 
+  it("keeps a key's batch to itself: another key cannot see, list, cancel, retry or subscribe to its jobs", async () => {
+    const none = await stack.request('POST', '/v1/jobs/batch', { jobs: [{ kind: 'scan', input: { root } }] });
+    expect(none.status).toBe(401);
+    const batch = await stack.request('POST', '/v1/jobs/batch', { jobs: [{ kind: 'scan', input: { root } }, { kind: 'scan', input: { root } }] }, as(alice));
+    expect(batch.status).toBe(202);
+    const ids: string[] = batch.body.items.map((item: { job: { id: string } }) => item.job.id);
+    const [first, second] = ids;
+    await stack.waitForStatus(first, ['succeeded']);
+    for (const path of [`/v1/jobs/${first}`, `/v1/jobs/${first}/events`]) {
+      expect((await stack.request('GET', path, undefined, as(bob))).body).toMatchObject({ kind: 'job_not_found' });
+    }
+    expect((await stack.request('POST', `/v1/jobs/${second}/cancel`, undefined, as(bob))).status).toBe(404);
+    expect((await stack.request('POST', `/v1/jobs/${first}/retry`, undefined, as(bob))).status).toBe(404);
+    const bobsList = await stack.request('GET', '/v1/jobs?limit=100', undefined, as(bob));
+    expect(bobsList.body.items.map((job: { id: string }) => job.id)).not.toEqual(expect.arrayContaining([first]));
+    expect(bobsList.body.items.map((job: { id: string }) => job.id)).not.toEqual(expect.arrayContaining([second]));
+    const alicesList = await stack.request('GET', '/v1/jobs?limit=100', undefined, as(alice));
+    expect(alicesList.body.items.map((job: { id: string }) => job.id)).toEqual(expect.arrayContaining(ids));
+    const bobs = await stack.connect(bob);
+    const ack = await new Promise<SubscribeAck>((resolve) => bobs.emit('subscribe', { jobId: second }, resolve));
+    expect(ack).toMatchObject({ ok: false, error: { kind: 'job_not_found' } });
+    expect((await stack.request('GET', `/v1/jobs/${second}`, undefined, as(alice))).status).toBe(200);
+  });
+
   it('guards the queue dashboard too', async () => {
     expect((await stack.request('GET', '/queues')).status).toBe(401);
     const basic = Buffer.from(`x:${alice}`).toString('base64');

@@ -203,10 +203,14 @@ describe('job lifecycle', () => {
       const queue = stack.gateway.app.get(ReconcilerService);
       const registry = stack.gateway.app.get((await import('../../apps/gateway/src/queues/queues.module')).QueueRegistry);
       const scanQueue = registry.queueFor('scan');
+      // Submissions are queued with add (one) or addBulk (several at once, or a batch): both fail.
       const realAdd = scanQueue.add.bind(scanQueue);
+      const realAddBulk = scanQueue.addBulk.bind(scanQueue);
       scanQueue.add = () => Promise.reject(new Error('Connection is closed.'));
+      scanQueue.addBulk = () => Promise.reject(new Error('Connection is closed.'));
       const { status, body } = await stack.submit('scan', { root });
       scanQueue.add = realAdd;
+      scanQueue.addBulk = realAddBulk;
       expect(status).toBe(202);
       expect((await stack.jobs.find(body.id))?.status).toBe('queued');
       expect(await queueOf(stack).getJobState(body.id)).toBe('unknown');

@@ -253,7 +253,11 @@ export class ProcessGroup {
 
   /** `node bin/quarry.js ...args` with `env` on top of a QUARRY_-free copy of this environment. */
   spawnQuarry(name: string, args: string[], env: Record<string, string | undefined>): ChildHandle {
-    return this.spawn(name, process.execPath, [QUARRY_BIN, ...args], env);
+    // QUARRY_BENCH_CPU_PROF=<dir>: every spawned quarry process writes a V8 CPU profile there on a
+    // clean exit (node refuses --cpu-prof in NODE_OPTIONS, so it has to be an argument).
+    const profileDir = process.env.QUARRY_BENCH_CPU_PROF;
+    const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+    return this.spawn(name, process.execPath, [...nodeArgs, QUARRY_BIN, ...args], env);
   }
 
   spawn(name: string, command: string, args: string[], env: Record<string, string | undefined>): ChildHandle {

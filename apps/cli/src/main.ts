@@ -68,13 +68,14 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .action(async () => {
       await migrate(loadConfig().databaseUrl, false);
     });
-  server(program.command('scan <path-or-url>'))
-    .description('scan a repository (a directory, or a git URL) as a job, with live progress')
+  server(program.command('scan <paths-or-urls...>'))
+    .description('scan a repository (a directory, or a git URL) as a job, with live progress (several: one batch request, one job each)')
     .option('--ref <ref>', 'branch, tag or commit of a git URL (default: the remote HEAD)')
-    .option('--no-wait', 'print the job id and return at once')
+    .option('--no-wait', 'print the job id(s) and return at once')
     .option('--local', 'scan in this process, without a server')
-    .action(async (target: string, options) => {
-      code = await (await jobs()).scanCommand(target, options);
+    .action(async (targets: string[], options) => {
+      const commands = await jobs();
+      code = targets.length === 1 ? await commands.scanCommand(targets[0], options) : await commands.scanManyCommand(targets, options);
     });
   program
     .command('fetch <url>')

@@ -1,5 +1,6 @@
 import { io, Socket } from 'socket.io-client';
 import {
+  BatchAnswer,
   ClientToServerEvents,
   EVENTS_NAMESPACE,
   JobPage,
@@ -38,6 +39,20 @@ export class QuarryClient {
 
   submit(kind: string, input: unknown): Promise<JobView> {
     return this.request('POST', '/v1/jobs', { kind, input });
+  }
+  /**
+   * Several jobs in one request (POST /v1/jobs/batch, split into requests of `chunk`). Items the
+   * server refused come back with their index and typed error; the others were accepted.
+   */
+  async submitMany(jobs: Array<{ kind: string; input: unknown }>, chunk = 500): Promise<BatchAnswer> {
+    const answer: BatchAnswer = { accepted: 0, rejected: 0, items: [] };
+    for (let start = 0; start < jobs.length; start += chunk) {
+      const part = await this.request<BatchAnswer>('POST', '/v1/jobs/batch', { jobs: jobs.slice(start, start + chunk) }, ['batch_rejected']);
+      answer.accepted += part.accepted;
+      answer.rejected += part.rejected;
+      answer.items.push(...part.items.map((item) => ({ ...item, index: item.index + start })));
+    }
+    return answer;
   }
   get(id: string): Promise<JobView> {
     return this.request('GET', `/v1/jobs/${encodeURIComponent(id)}`);
@@ -96,7 +111,8 @@ export class QuarryClient {
     });
   }
 
-  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /** `answerKinds`: error kinds whose body is an answer to return (a batch none of whose items was accepted). */
+  private async request<T>(method: string, path: string, body?: unknown, answerKinds: string[] = []): Promise<T> {
     let response: Response;
     try {
       response = await fetch(this.baseUrl + path, {
@@ -115,7 +131,7 @@ export class QuarryClient {
       });
     }
     const payload = (await response.json().catch(() => ({}))) as T & Partial<QuarryErrorBody>;
-    if (!response.ok) {
+    if (!response.ok && !(payload.kind && answerKinds.includes(payload.kind))) {
       throw new ClientError(
         { kind: payload.kind ?? 'http_error', message: payload.message ?? `HTTP ${response.status}`, suggestion: payload.suggestion },
         response.status,

@@ -13,8 +13,15 @@ import type { Logger } from '@quarry/config';
 import type { JobHandler } from './job-handler';
 import { ProgressReporter } from './progress-reporter';
 
-/** What a run ends with, as BullMQ's return value. The result itself lives in Postgres. */
-export type RunOutcome = { written: boolean; durationMs: number } | { skipped: 'not-runnable' };
+/**
+ * What a run ends with, as BullMQ's return value. The result lives in Postgres; a small one is
+ * also handed over here (only when this run wrote it), so the gateway can relay the completion
+ * without reading the row back.
+ */
+export type RunOutcome = { written: boolean; durationMs: number; result?: unknown } | { skipped: 'not-runnable' };
+
+/** Results up to this size (as JSON) travel with the completion event; larger ones are read from Postgres. */
+export const HANDOVER_MAX_CHARS = 16_384;
 
 /**
  * Runs one queue job: claim the row, run the handler with progress and cancellation, write the
@@ -57,7 +64,9 @@ export class JobRunner {
       });
       await reporter.stop();
       const written = await this.jobs.complete(id, result);
-      return { written, durationMs: Date.now() - startedAt };
+      const outcome: RunOutcome = { written, durationMs: Date.now() - startedAt };
+      if (written && (JSON.stringify(result ?? null)?.length ?? 0) <= HANDOVER_MAX_CHARS) outcome.result = result ?? null;
+      return outcome;
     } catch (error) {
       await reporter.stop();
       throw await this.settleFailure(job, id, attempt, error, signal);

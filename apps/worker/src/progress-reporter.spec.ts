@@ -1,5 +1,5 @@
 import type { JobProgress } from '@quarry/contracts';
-import { ProgressReporter } from './progress-reporter';
+import { ProgressReporter, keepInHistory } from './progress-reporter';
 
 describe('ProgressReporter', () => {
   beforeEach(() => jest.useFakeTimers({ now: 0 }));
@@ -71,5 +71,21 @@ describe('ProgressReporter', () => {
     const count = live.length;
     jest.advanceTimersByTime(2_000);
     expect(live.length).toBe(count);
+  });
+
+  it('keeps the history of a long run bounded: every sample updates the row, few go into the history', async () => {
+    const { instance, stored } = reporter();
+    instance.report({ stage: 'reading', done: 0 });
+    for (let s = 0; s < 3_600; s++) jest.advanceTimersByTime(1_000); // an hour
+    await instance.stop();
+    expect(stored.length).toBeGreaterThanOrEqual(3_590);
+    const kept = stored.filter((entry) => entry.sample).length;
+    expect(kept).toBeLessThanOrEqual(60 + 7); // the first 60, then 64, 128, … 2048
+    expect(kept).toBeGreaterThanOrEqual(60);
+  });
+
+  it('keepInHistory keeps the first ones, then powers of two', () => {
+    const kept = Array.from({ length: 300 }, (_, n) => n).filter((n) => keepInHistory(n, 10));
+    expect(kept).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 32, 64, 128, 256]);
   });
 });

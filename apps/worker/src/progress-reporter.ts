@@ -12,7 +12,9 @@ export interface ProgressSinks {
  * Turns however many progress calls a handler makes into a steady stream: one live event every
  * `intervalMs` (a heartbeat even when nothing changed, so watchers see the job is alive), an early
  * one on a stage change (but never within `minGapMs` of the last), and a Postgres write every
- * `storeEveryMs`. `done` never goes backwards within a run.
+ * `storeEveryMs`. `done` never goes backwards within a run. The history keeps the first
+ * `historyLimit` stored samples of a run, then only the 2^k-th ones: a run of an hour adds about
+ * 72 progress events to its job's history, not 3,600 (the row's `progress` is always the latest).
  */
 export class ProgressReporter {
   private latest: JobProgress | undefined;
@@ -22,10 +24,11 @@ export class ProgressReporter {
   private lastStage: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<unknown> = Promise.resolve();
+  private stored = 0;
 
   constructor(
     private readonly sinks: ProgressSinks,
-    private readonly options = { intervalMs: 200, minGapMs: 100, storeEveryMs: 1_000 },
+    private readonly options = { intervalMs: 200, minGapMs: 100, storeEveryMs: 1_000, historyLimit: 60 },
   ) {}
 
   report = (progress: JobProgress): void => {
@@ -51,8 +54,13 @@ export class ProgressReporter {
     const writes: Array<Promise<unknown>> = [this.sinks.live(progress)];
     if (now - this.lastStoredAt >= this.options.storeEveryMs) {
       this.lastStoredAt = now;
-      writes.push(this.sinks.store(progress, true));
+      writes.push(this.sinks.store(progress, keepInHistory(this.stored++, this.options.historyLimit)));
     }
     this.inFlight = Promise.all(writes).catch((error) => this.sinks.onError(error));
   }
+}
+
+/** Whether the n-th stored sample of a run (from 0) also goes into the job's history. */
+export function keepInHistory(n: number, limit: number): boolean {
+  return n < limit || (n & (n - 1)) === 0;
 }

@@ -38,6 +38,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
           autorun: false,
           lockDuration: this.config.jobLockMs,
           stalledInterval: this.config.stalledIntervalMs,
+          maxStalledCount: this.config.maxStalledCount,
         }),
     );
     for (const worker of this.workers) {

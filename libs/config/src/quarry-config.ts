@@ -28,10 +28,12 @@ const envSchema = z.object({
   QUARRY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   QUARRY_JOB_LOCK_MS: positiveInt(30_000),
   QUARRY_STALLED_INTERVAL_MS: positiveInt(30_000),
+  QUARRY_MAX_STALLED_COUNT: z.coerce.number().int().min(0).max(100).default(1),
   QUARRY_RECONCILE_INTERVAL_MS: positiveInt(60_000),
   QUARRY_RECONCILE_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
   QUARRY_SHUTDOWN_TIMEOUT_MS: positiveInt(30_000),
   QUARRY_MAX_BODY_BYTES: positiveInt(1_048_576),
+  QUARRY_BATCH_MAX_JOBS: z.coerce.number().int().min(1).max(10_000).default(500),
   QUARRY_FETCH_ALLOW: z.string().default(''),
   QUARRY_FETCH_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(60_000).default(15_000),
   QUARRY_FETCH_MAX_BYTES: z.coerce.number().int().min(1_024).max(16_777_216).default(1_048_576),
@@ -72,10 +74,14 @@ export interface QuarryConfig {
   logLevel: z.infer<typeof envSchema>['QUARRY_LOG_LEVEL'];
   jobLockMs: number;
   stalledIntervalMs: number;
+  /** How many times a job may lose its worker (crash, kill -9) and be run again before it fails as job_stalled. */
+  maxStalledCount: number;
   reconcileIntervalMs: number;
   reconcileGraceMs: number;
   shutdownTimeoutMs: number;
   maxBodyBytes: number;
+  /** Most jobs one POST /v1/jobs/batch may carry. */
+  batchMaxJobs: number;
   /** The OpenAI-compatible endpoint (QUARRY_LLM_*), or undefined when none is configured. */
   llm: LlmSettings | undefined;
   /** Stack detection mode when a request names none (QUARRY_DETECTION_MODE); full without an LLM runs static. */
@@ -142,10 +148,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     logLevel: e.QUARRY_LOG_LEVEL,
     jobLockMs: e.QUARRY_JOB_LOCK_MS,
     stalledIntervalMs: e.QUARRY_STALLED_INTERVAL_MS,
+    maxStalledCount: e.QUARRY_MAX_STALLED_COUNT,
     reconcileIntervalMs: e.QUARRY_RECONCILE_INTERVAL_MS,
     reconcileGraceMs: e.QUARRY_RECONCILE_GRACE_MS,
     shutdownTimeoutMs: e.QUARRY_SHUTDOWN_TIMEOUT_MS,
     maxBodyBytes: e.QUARRY_MAX_BODY_BYTES,
+    batchMaxJobs: e.QUARRY_BATCH_MAX_JOBS,
     llm: parseLlm(env),
     detectionMode: e.QUARRY_DETECTION_MODE,
     files: {

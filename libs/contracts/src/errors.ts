@@ -8,6 +8,8 @@ export const ERROR_KINDS = [
   // request shape
   'input_invalid',
   'body_too_large',
+  'batch_too_large',
+  'batch_rejected',
   'kind_unknown',
   'kind_not_available',
   'not_found',
@@ -95,6 +97,7 @@ const HTTP_STATUS: Partial<Record<ErrorKind, number>> = {
   job_not_cancellable: 409,
   job_not_retryable: 409,
   body_too_large: 413,
+  batch_too_large: 413,
   kind_not_available: 422,
   root_not_directory: 422,
   url_rate_limited: 429,

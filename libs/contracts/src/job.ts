@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { JOB_KINDS } from './job-kinds';
 import { JOB_STATUSES } from './job-status';
 import { jobProgressSchema } from './progress';
-import { quarryErrorSchema } from './errors';
+import { type QuarryErrorBody, quarryErrorSchema } from './errors';
 import { resolvedSourceSchema } from './source';
 
 /** POST /v1/jobs body. The input is validated against the kind's own schema afterwards. */
@@ -11,6 +11,21 @@ export const submitJobSchema = z.object({
   input: z.unknown(),
 });
 export type SubmitJobRequest = z.infer<typeof submitJobSchema>;
+
+/** POST /v1/jobs/batch body: several submissions; each item is checked on its own. */
+export const submitBatchSchema = z.object({
+  jobs: z.array(z.unknown()).min(1),
+});
+
+/** One item of a batch answer, in request order: the accepted job, or why that item was refused. */
+export type BatchItem = { index: number; ok: true; job: JobView } | { index: number; ok: false; error: QuarryErrorBody };
+
+/** POST /v1/jobs/batch answer: 202 when at least one job was accepted, 400 (with a typed error besides) when none was. */
+export interface BatchAnswer {
+  accepted: number;
+  rejected: number;
+  items: BatchItem[];
+}
 
 /** A job as the API, the socket and the CLI show it. */
 export const jobViewSchema = z.object({

@@ -12,6 +12,7 @@ import {
 } from '@quarry/contracts';
 import type { Pool } from 'pg';
 import { Prisma, PrismaClient } from './prisma-client';
+import { JobWriteBatcher } from './job-write-batcher';
 
 type JobRow = {
   id: string;
@@ -66,10 +67,14 @@ export class JobRepository {
    * by id) go straight to the node-postgres pool Prisma itself uses, which costs a third of the CPU
    * per statement and is what bounds jobs per second on a small machine.
    */
+  private readonly writes: JobWriteBatcher;
+
   constructor(
     private readonly prisma: PrismaClient,
     private readonly pool: Pool,
-  ) {}
+  ) {
+    this.writes = new JobWriteBatcher(pool);
+  }
 
   async create(params: {
     kind: JobKind;
@@ -81,8 +86,9 @@ export class JobRepository {
   }): Promise<JobView> {
     const id = params.id ?? randomUUID();
     // One statement, one round trip: the row and its first event, atomically (no BEGIN/COMMIT).
-    const { rows } = await this.pool.query<JobRow>(
-      `WITH job AS (
+    const { rows } = await this.pool.query<JobRow>({
+      name: 'quarry-job-create',
+      text: `WITH job AS (
          INSERT INTO jobs (id, kind, input, owner_id, parent_id, queue_prefix, updated_at)
          VALUES ($1::uuid, $2::"JobKind", $3::jsonb, $4::uuid, $5::uuid, $6, now())
          RETURNING *
@@ -90,29 +96,68 @@ export class JobRepository {
          INSERT INTO job_events (job_id, type) SELECT id, 'queued' FROM job
        )
        SELECT ${JOB_COLUMNS} FROM job`,
-      [id, params.kind, json(params.input), params.ownerId ?? null, params.parentId ?? null, params.queuePrefix ?? 'quarry'],
-    );
+      values: [id, params.kind, json(params.input), params.ownerId ?? null, params.parentId ?? null, params.queuePrefix ?? 'quarry'],
+    });
     return toView(rows[0]);
+  }
+
+  /**
+   * Several rows and their first events in one statement (one round trip, one commit). Returns
+   * the jobs in the order given.
+   */
+  async createMany(
+    items: Array<{ kind: JobKind; input: unknown; ownerId?: string | null; id?: string; queuePrefix?: string }>,
+  ): Promise<JobView[]> {
+    if (items.length === 0) return [];
+    const records = items.map((item, ord) => ({
+      ord,
+      id: item.id ?? randomUUID(),
+      kind: item.kind,
+      input: item.input ?? null,
+      owner_id: item.ownerId ?? null,
+      queue_prefix: item.queuePrefix ?? 'quarry',
+    }));
+    const { rows } = await this.pool.query<JobRow>({
+      name: 'quarry-job-create-many',
+      text: `WITH input AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(id uuid, kind text, input jsonb, owner_id uuid, queue_prefix text, ord int)
+       ), job AS (
+         INSERT INTO jobs (id, kind, input, owner_id, queue_prefix, updated_at)
+         SELECT id, kind::"JobKind", input, owner_id, queue_prefix, now() FROM input ORDER BY ord
+         RETURNING *
+       ), logged AS (
+         INSERT INTO job_events (job_id, type) SELECT id, 'queued' FROM job
+       )
+       SELECT ${JOB_COLUMNS} FROM job`,
+      values: [JSON.stringify(records)],
+    });
+    const byId = new Map(rows.map((row) => [row.id, toView(row)]));
+    return records.map((record) => byId.get(record.id) as JobView);
   }
 
   async find(id: string): Promise<JobView | null> {
     if (!isUuid(id)) return null;
-    const { rows } = await this.pool.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1::uuid`, [id]);
+    const { rows } = await this.pool.query<JobRow>({ name: 'quarry-job-find', text: `SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1::uuid`, values: [id] });
     return rows[0] ? toView(rows[0]) : null;
   }
 
   async ownerOf(id: string): Promise<{ exists: boolean; ownerId: string | null }> {
     if (!isUuid(id)) return { exists: false, ownerId: null };
-    const { rows } = await this.pool.query<{ ownerId: string | null }>('SELECT owner_id AS "ownerId" FROM jobs WHERE id = $1::uuid', [id]);
+    const { rows } = await this.pool.query<{ ownerId: string | null }>({
+      name: 'quarry-job-owner',
+      text: 'SELECT owner_id AS "ownerId" FROM jobs WHERE id = $1::uuid',
+      values: [id],
+    });
     return { exists: rows.length > 0, ownerId: rows[0]?.ownerId ?? null };
   }
 
   async history(id: string, limit = 500): Promise<JobEventView[]> {
     if (!isUuid(id)) return [];
-    const { rows } = await this.pool.query<{ at: Date; type: string; data: unknown }>(
-      'SELECT at, type, data FROM job_events WHERE job_id = $1::uuid ORDER BY id ASC LIMIT $2',
-      [id, limit],
-    );
+    const { rows } = await this.pool.query<{ at: Date; type: string; data: unknown }>({
+      name: 'quarry-job-history',
+      text: 'SELECT at, type, data FROM job_events WHERE job_id = $1::uuid ORDER BY id ASC LIMIT $2',
+      values: [id, limit],
+    });
     return rows.map((event) => ({ at: event.at.toISOString(), type: event.type, data: event.data ?? null }));
   }
 
@@ -144,19 +189,14 @@ export class JobRepository {
    * (cancelled, already finished, deleted): the worker then drops its queue copy.
    */
   async claim(id: string, attempt: number): Promise<ClaimedJob | null> {
-    const { rows } = await this.pool.query<ClaimedJob>(
-      `WITH claimed AS (
-         UPDATE jobs SET status = 'running', attempts = $2, started_at = COALESCE(started_at, now()), updated_at = now()
-         WHERE id = $1::uuid AND status IN ('queued', 'running')
-         RETURNING id, kind, input, owner_id, resolved_source
-       ), logged AS (
-         INSERT INTO job_events (job_id, type, data) SELECT id, 'started', $3::jsonb FROM claimed
-       )
-       SELECT id, kind::text AS kind, input, owner_id AS "ownerId", resolved_source AS "resolvedSource" FROM claimed`,
-      [id, attempt, json({ attempt })],
-    );
-    return rows[0] ?? null;
+    if (!isUuid(id)) return null;
+    return (await this.writes.claim(id.toLowerCase(), attempt)) as ClaimedJob | null;
   }
+
+  /**
+   * Latest progress of a running job; `keepInHistory` also appends it to the history. Group
+   * committed with other jobs' claims, progress and completions (see JobWriteBatcher).
+   */
 
   /** Pins the repository commit a job reads, once: later attempts keep the first. */
   async pinSource(id: string, source: ResolvedSourceBody): Promise<void> {
@@ -168,22 +208,14 @@ export class JobRepository {
 
   /** Latest progress of a running job (the history keeps a sample of it). */
   async recordProgress(id: string, progress: JobProgress, keepInHistory: boolean): Promise<void> {
-    const update = `UPDATE jobs SET progress = $2::jsonb, updated_at = now() WHERE id = $1::uuid AND status = 'running'`;
-    await this.pool.query(
-      keepInHistory
-        ? `WITH updated AS (${update} RETURNING id) INSERT INTO job_events (job_id, type, data) SELECT id, 'progress', $2::jsonb FROM updated`
-        : update,
-      [id, json(progress)],
-    );
+    if (!isUuid(id)) return;
+    await this.writes.progress(id.toLowerCase(), json(progress), keepInHistory);
   }
 
   /** running → succeeded with the result. False when another run (or a cancel) got there first. */
-  complete(id: string, result: unknown): Promise<boolean> {
-    return this.transition(id, ['running'], 'succeeded', 'completed', null, {
-      result: json(result),
-      error: null,
-      finishedAt: true,
-    });
+  async complete(id: string, result: unknown): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    return this.writes.complete(id.toLowerCase(), json(result));
   }
 
   /** queued|running → failed, keeping the error. */

@@ -342,13 +342,15 @@ describe('SafeFetcher: responses (rule 5)', () => {
       net.host('raw.test', [RAW]).route(RAW, raw.port);
     });
 
-    it('refuses a declared length over the cap up front', async () => {
-      respond = (socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5000000\r\n\r\n' + 'z'.repeat(1000));
+    it('cuts a declared length over the cap at the cap, marked truncated — as it does a chunked body', async () => {
+      respond = (socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5000000\r\n\r\n' + 'z'.repeat(MiB + 1_000));
       const started = Date.now();
-      const error = await failure(fetcher().fetch('http://raw.test/big'));
-      expect(error).toMatchObject({ kind: 'url_too_large', permanent: true });
-      expect(error.message).toMatch(/5,000,000 bytes .* limit is 1,048,576/);
-      expect(Date.now() - started).toBeLessThan(1_000);
+      const declared = await fetcher().fetch('http://raw.test/big');
+      expect(declared).toMatchObject({ bytes: MiB, truncated: true });
+      expect(Date.now() - started).toBeLessThan(5_000); // the rest is never waited for
+      respond = (socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n' + `${(MiB + 1_000).toString(16)}\r\n${'z'.repeat(MiB + 1_000)}\r\n`);
+      const chunked = await fetcher().fetch('http://raw.test/big-chunked');
+      expect(chunked).toMatchObject({ bytes: declared.bytes, truncated: true, text: declared.text });
     });
 
     it('reads only the declared length when the server sends more', async () => {

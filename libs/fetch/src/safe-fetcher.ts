@@ -210,7 +210,7 @@ export class SafeFetcher {
       } catch {
         throw new QuarryError('url_invalid', `${url.href} redirects (${outcome.status}) to "${outcome.location.slice(0, 200)}", which is not a valid URL.`, { permanent: true });
       }
-      const next = gateUrl(target, { allow: this.options.allow, what: `Redirect target of ${url.href}` });
+      const next = gateUrl(target, { allow: this.options.allow, what: `Redirect target of ${url.href}`, raw: outcome.location });
       if (visited.has(next.href)) {
         throw new QuarryError('too_many_redirects', `Redirect loop: ${url.href} redirects back to ${next.href}.`, {
           permanent: true,
@@ -321,14 +321,10 @@ export class SafeFetcher {
         });
       }
       const codings = parseContentEncoding(header(h, 'content-encoding'));
-      const declared = Number(header(h, 'content-length'));
-      if (Number.isFinite(declared) && declared > this.options.maxBytes) {
-        // Refused before reading a byte of it. The kind is the one for "a document too large".
-        throw new QuarryError('url_too_large', `${url.href} is ${declared.toLocaleString('en-US')} bytes (Content-Length); the limit is ${this.options.maxBytes.toLocaleString('en-US')}.`, {
-          permanent: true,
-          suggestion: 'Fetch a smaller page, or ask the operator to raise QUARRY_FETCH_MAX_BYTES.',
-        });
-      }
+      // One rule for every body, whatever its framing: the first maxBytes decoded bytes are kept and
+      // the document is marked truncated. A Content-Length over the cap is not refused up front
+      // (a chunked or compressed body of the same size could not be), it is cut at the cap the same
+      // way: the connection is closed once the cap is reached, so only that much is transferred.
       const body = await readCappedBody(response.body, codings, this.options.maxBytes);
       return { kind: 'document', status, contentType, format, body, etag: header(h, 'etag'), lastModified: header(h, 'last-modified') };
     } finally {

@@ -141,6 +141,29 @@ describe('gateUrl refuses invalid URLs (url_invalid)', () => {
   });
 });
 
+describe('gateUrl refuses public addresses written in an ambiguous numeric form', () => {
+  it.each([
+    ['http://0127.0.0.1/', '87.0.0.1'], // octal to WHATWG, 127.0.0.1 to inet_aton
+    ['http://010.8.8.8/', '8.8.8.8'],
+    ['http://134744072/', '8.8.8.8'],
+    ['http://0x8.0x8.0x8.0x8/', '8.8.8.8'],
+    ['http://8.526344/', '8.8.8.8'],
+    ['http://%38.8.8.8/', '8.8.8.8'],
+    ['http://0127.0.0.1:8080/x', '87.0.0.1'],
+  ])('%s (%s)', (input, address) => {
+    const error = refusal(input);
+    expect(error.kind).toBe('url_blocked');
+    expect(error.message).toContain(`here: ${address}`);
+  });
+
+  it('judges a redirect on its Location as written, not as resolved', () => {
+    const resolved = new URL('//0127.0.0.1/next', 'https://example.com/start').href;
+    expect(resolved).toBe('https://87.0.0.1/next');
+    expect(() => gateUrl(resolved, { raw: '//0127.0.0.1/next' })).toThrow(/parsers read differently/);
+    expect(gateUrl(new URL('/next', 'https://8.8.8.8/').href, { raw: '/next' }).href).toBe('https://8.8.8.8/next');
+  });
+});
+
 describe('gateUrl accepts and normalizes public URLs', () => {
   it.each([
     ['HTTP://Example.COM./Path?q=1#frag', 'http://example.com/Path?q=1'],
@@ -154,6 +177,9 @@ describe('gateUrl accepts and normalizes public URLs', () => {
     ['http://example.com:65535/', 'http://example.com:65535/'],
     ['http://@example.com/', 'http://example.com/'],
     ['http://8.8.8.8/', 'http://8.8.8.8/'],
+    ['http://8.8.8.8./', 'http://8.8.8.8/'],
+    ['http://8.8.8.8:8080/', 'http://8.8.8.8:8080/'],
+    ['http://cafe.be/', 'http://cafe.be/'],
     ['http://172.32.0.1/', 'http://172.32.0.1/'],
     ['http://172.15.255.255/', 'http://172.15.255.255/'],
     ['https://93.184.216.34:8443/x', 'https://93.184.216.34:8443/x'],

@@ -22,6 +22,11 @@ export interface GateOptions {
   allow?: AllowList;
   /** Prefix for messages, e.g. "Redirect target": says which hop failed. */
   what?: string;
+  /**
+   * The URL as it was written, when `input` is already resolved (a redirect's Location against
+   * its base): an ambiguous numeric host is judged on its original spelling.
+   */
+  raw?: string;
 }
 
 /**
@@ -76,12 +81,32 @@ export function gateUrl(input: string, options: GateOptions = {}): URL {
     if (!verdict.allowed) {
       throw blocked(`${what} "${shown}" points at ${verdict.address}, ${verdict.reason}.`);
     }
+    // A public address, but spelled so that parsers disagree on it (OWASP): `0127.0.0.1` is
+    // 87.0.0.1 to a WHATWG parser and 127.0.0.1 to inet_aton-style ones. Only plain dotted decimal.
+    const written = writtenHost(options.raw ?? input);
+    if (IPV4_DOTTED.test(host) && written !== undefined && normalizeHost(written) !== host) {
+      throw new QuarryError('url_blocked', `${what} "${shown}" writes its numeric host as "${clip(written)}", which parsers read differently (here: ${host}); only plain dotted-decimal addresses are fetched.`, {
+        permanent: true,
+        suggestion: `Write the address as ${host} if that is the one you mean, or use the host name.`,
+      });
+    }
   }
 
   // `url` is ours (parsed above), so it is normalized in place.
   url.hash = '';
   if (url.hostname !== host) url.hostname = host;
   return url;
+}
+
+const IPV4_DOTTED = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
+/** The host of an absolute (or scheme-relative) URL as written, before any parser normalised it. */
+function writtenHost(written: string): string | undefined {
+  const match = /^(?:[a-z][a-z0-9+.-]*:)?[\\/]{2}([^/?#\\]*)/i.exec(written.trim().replace(/[\t\n\r]/g, ''));
+  if (!match) return undefined;
+  const authority = match[1].slice(match[1].lastIndexOf('@') + 1);
+  if (authority.startsWith('[')) return undefined; // IPv6: no octal or short forms
+  return authority.replace(/:\d*$/, '');
 }
 
 /** Lower-cases and drops ONE trailing dot: `Example.COM.` and `example.com` are the same host. */

@@ -44,7 +44,9 @@ const SAFE_CONFIG = [
 
 export function gitArgs(environment: GitEnvironment, args: readonly string[]): string[] {
   const config = [...SAFE_CONFIG];
-  if (environment.proxyUrl) config.push(`http.proxy=${environment.proxyUrl}`, 'http.proxyAuthMethod=basic');
+  // Without the proxy a command must not reach the network at all: a partial clone's lazy fetch
+  // would otherwise connect straight to the origin, around the address policy.
+  if (!environment.proxyUrl) config.push('protocol.https.allow=never', 'protocol.http.allow=never');
   config.push(...(environment.config ?? []));
   return [...config.flatMap((setting) => ['-c', setting]), ...args];
 }
@@ -64,6 +66,10 @@ export function gitEnv(environment: GitEnvironment): NodeJS.ProcessEnv {
     GCM_INTERACTIVE: 'never',
     GIT_PROTOCOL_FROM_USER: '0',
     GIT_OPTIONAL_LOCKS: '0',
+    // The proxy's session token goes in the environment, not argv (which `ps` shows every user).
+    ...(environment.proxyUrl
+      ? { GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: 'http.proxy', GIT_CONFIG_VALUE_0: environment.proxyUrl, GIT_CONFIG_KEY_1: 'http.proxyAuthMethod', GIT_CONFIG_VALUE_1: 'basic' }
+      : {}),
     ...environment.env,
   };
 }

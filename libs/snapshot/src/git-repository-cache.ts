@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { QuarryError } from '@quarry/contracts';
 import { parseAllowList, type Dialer, type Resolver } from '@quarry/fetch';
@@ -61,6 +61,13 @@ export const DEFAULT_GIT_MAX_FILES = 1_000_000;
 export const DEFAULT_GIT_TIMEOUT_MS = 15 * 60_000;
 const LOCK_WAIT_MS = 30 * 60_000;
 const FULL_COMMIT = /^[0-9a-f]{40}$/i;
+/** How long small blob requests wait for company before fetching. */
+const BATCH_WINDOW_MS = 5;
+
+interface PendingBatch {
+  oids: Set<string>;
+  done: Promise<void>;
+}
 
 /**
  * This process's repositories (several processes may share the directory: every change to a
@@ -146,7 +153,7 @@ export class GitRepositoryCache {
       entries.map(async (name) => {
         const dir = path.join(reposDir, name);
         const used = await stat(path.join(dir, 'last-used')).then((stats) => stats.mtimeMs, () => 0);
-        return { dir, used, bytes: await directoryBytes(dir) };
+        return { dir, used, bytes: await repositoryBytes(dir) };
       }),
     );
     let total = sized.reduce((sum, entry) => sum + entry.bytes, 0);
@@ -170,7 +177,6 @@ export class GitRepositoryCache {
   }
 
   async close(): Promise<void> {
-    for (const repository of this.repositories.values()) repository.closeReader();
     const proxy = this.proxy;
     this.proxy = undefined;
     if (proxy) await (await proxy).close();
@@ -200,7 +206,6 @@ export class CachedRepository {
   readonly measures: MeasureStore;
   private readonly presence: ObjectPresence;
   private readonly trees = new Map<string, GitTree>();
-  private reader: BlobReader | undefined;
   private initialized: Promise<void> | undefined;
 
   constructor(
@@ -240,8 +245,32 @@ export class CachedRepository {
     await this.cache.evict(this);
   }
 
-  /** Fetches, in one request, the blobs of `oids` not already here. */
+  /**
+   * Fetches the blobs of `oids` not already here. Requests that arrive within a few milliseconds of
+   * each other (detection reading manifests 32 at a time) share one fetch.
+   */
   async ensureBlobs(oids: Iterable<string>, signal?: AbortSignal): Promise<void> {
+    const missing = this.presence.missing(oids);
+    if (missing.length === 0) return;
+    if (missing.length > 64) return this.fetchBlobs(missing, signal);
+    let batch = this.pendingBatch;
+    if (!batch) {
+      const created: PendingBatch = { oids: new Set(), done: undefined as unknown as Promise<void> };
+      created.done = new Promise<void>((resolve) => setTimeout(resolve, BATCH_WINDOW_MS)).then(() => {
+        if (this.pendingBatch === created) this.pendingBatch = undefined;
+        return this.fetchBlobs([...created.oids]);
+      });
+      created.done.catch(() => undefined);
+      this.pendingBatch = batch = created;
+    }
+    for (const oid of missing) batch.oids.add(oid);
+    await batch.done;
+    signal?.throwIfAborted();
+  }
+
+  private pendingBatch: PendingBatch | undefined;
+
+  private async fetchBlobs(oids: readonly string[], signal?: AbortSignal): Promise<void> {
     if (this.presence.missing(oids).length === 0) return;
     const wanted = [...new Set(oids)];
     await this.locked(async () => {
@@ -282,14 +311,9 @@ export class CachedRepository {
     return tree;
   }
 
+  /** A new `cat-file --batch` over this repository (its caller closes it). */
   blobReader(): BlobReader {
-    this.reader ??= new BlobReader(this.cache.environment(), this.gitDir);
-    return this.reader;
-  }
-
-  closeReader(): void {
-    this.reader?.close();
-    this.reader = undefined;
+    return new BlobReader(this.cache.environment(), this.gitDir);
   }
 
   /** A checkout of the commit inside the cache (for tools that need files on disk), made once. */
@@ -309,6 +333,10 @@ export class CachedRepository {
       await runGit(environment, ['--git-dir', this.gitDir, '--work-tree', temporary, 'read-tree', commit], options);
       await runGit(environment, ['--git-dir', this.gitDir, '--work-tree', temporary, 'checkout-index', '--all', '--force'], options);
       await rm(`${temporary}.index`, { force: true });
+      const sizes = await runGit(this.cache.environment(), ['--git-dir', this.gitDir, 'ls-tree', '-r', '-l', '-z', '--full-tree', commit], options);
+      let bytes = 0;
+      for (const record of sizes.toString('utf8').split('\0')) bytes += Number(/^\S+ blob \S+ +(\d+)\t/.exec(record)?.[1] ?? 0);
+      await writeFile(`${target}.bytes`, String(bytes));
       await rename(temporary, target);
     }, signal);
     await this.cache.evict(this);
@@ -351,16 +379,29 @@ export class CachedRepository {
   }
 }
 
+/**
+ * A repository's size on disk: its git directory and measures, file by file (a few packs), and its
+ * checkouts by the size recorded when each was made (walking 78k files per eviction pass would not do).
+ */
+async function repositoryBytes(dir: string): Promise<number> {
+  let total = await directoryBytes(path.join(dir, 'repo.git'));
+  total += await stat(path.join(dir, 'measures')).then((stats) => stats.size, () => 0);
+  const trees = await readdir(path.join(dir, 'trees')).catch(() => [] as string[]);
+  for (const name of trees.filter((entry) => entry.endsWith('.bytes'))) {
+    total += Number(await readFile(path.join(dir, 'trees', name), 'utf8').catch(() => '0')) || 0;
+  }
+  return total;
+}
+
+/** Sum of file sizes under `dir`, walked by hand (Node 20's recursive readdir with file types misses entries). */
 async function directoryBytes(dir: string): Promise<number> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   let total = 0;
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
-  await Promise.all(
-    entries
-      .filter((entry) => entry.isFile())
-      .map(async (entry) => {
-        total += await stat(path.join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name)).then((stats) => stats.size, () => 0);
-      }),
-  );
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += await directoryBytes(full);
+    else if (entry.isFile()) total += await stat(full).then((stats) => stats.size, () => 0);
+  }
   return total;
 }
 

@@ -158,6 +158,18 @@ describe('GitSnapshot over a real git http server', () => {
     expect(files.kind).toBe('repo_too_large');
   });
 
+  it('says repo_unavailable, to be retried, when the git host fails', async () => {
+    const failing = http.createServer((_request, response) => response.writeHead(503).end('down for maintenance'));
+    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (failing.address() as { port: number }).port;
+      const error = await failure(provider().resolve({ git: `http://127.0.0.1:${port}/repo.git` }));
+      expect(error).toMatchObject({ kind: 'repo_unavailable', permanent: false });
+    } finally {
+      failing.close();
+    }
+  });
+
   it('times out on a server that never answers', async () => {
     const silent = http.createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
@@ -193,6 +205,51 @@ describe('GitSnapshot over a real git http server', () => {
     expect(error.kind).toBe(kind);
     expect(error.suggestion).toBeTruthy();
     expect(repos.git.stats.refLookups).toBe(0);
+  });
+});
+
+describe('the cache', () => {
+  it('is shared safely by providers of one data directory opening the same repository at once', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'quarry-snapshot-shared-'));
+    dataDirs.push(dataDir);
+    const twins = [1, 2, 3].map(() => {
+      const created = new SnapshotProvider({ workspaceRoots: [], git: { dataDir, allow: ['127.0.0.1/32'] } });
+      providers.push(created);
+      return created;
+    });
+    const fetches = server.fetches().length;
+    const results = await Promise.all(twins.map(async (twin) => scanRepository(await twin.open({ git: server.url('demo.git'), ref: 'dev' }))));
+    expect(new Set(results.map((result) => result.lines)).size).toBe(1);
+    // One commit fetch and one blob fetch between them: the others waited on the lock and found it done.
+    expect(server.fetches().length - fetches).toBeLessThanOrEqual(3);
+    expect(twins.reduce((sum, twin) => sum + twin.git.stats.commitFetches, 0)).toBe(1);
+  });
+
+  it('evicts the least recently used repository past QUARRY_GIT_CACHE_BYTES, never the one in use', async () => {
+    const repos = provider({ cacheBytes: 1_048_576 });
+    await scanRepository(await repos.open({ git: server.url('demo.git') }));
+    expect(repos.git.stats.evictions).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await scanRepository(await repos.open({ git: server.url('moved/demo.git') }));
+    expect(repos.git.stats.evictions).toBe(1);
+    // The first one is gone: opening it again fetches it again.
+    const before = repos.git.stats.commitFetches;
+    await repos.open({ git: server.url('demo.git') });
+    expect(repos.git.stats.commitFetches).toBe(before + 1);
+  });
+
+  it('a cancelled scan stops its own reader and leaves another job on the same repository alone', async () => {
+    const repos = provider();
+    const source = await repos.resolve({ git: server.url('demo.git') });
+    const [cancelled, other] = await Promise.all([repos.open(source), repos.open(source)]);
+    const controller = new AbortController();
+    const reason = new Error('cancelled');
+    const pending = scanRepository(cancelled, { signal: controller.signal });
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    expect((await scanRepository(other)).files).toBeGreaterThan(5);
+    cancelled.close();
+    other.close();
   });
 });
 

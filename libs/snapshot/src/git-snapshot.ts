@@ -1,5 +1,6 @@
 import { QuarryError } from '@quarry/contracts';
 import { measureContent, walkFiles, type FileMeasure, type MeasureFilesOptions, type WalkEntry, type WalkOptions, type WalkResult } from '@quarry/workspace';
+import { BlobReader } from './blob-reader';
 import type { CachedRepository, ResolvedGitSource } from './git-repository-cache';
 import type { GitTree } from './git-tree';
 import type { Snapshot, SnapshotEntry } from './snapshot';
@@ -11,6 +12,8 @@ import type { Snapshot, SnapshotEntry } from './snapshot';
  */
 export class GitSnapshot implements Snapshot {
   readonly root: string;
+  /** This snapshot's own `cat-file --batch`: a cancelled job kills its reader, never another job's. */
+  private reader: BlobReader | undefined;
 
   constructor(
     readonly source: ResolvedGitSource,
@@ -51,7 +54,7 @@ export class GitSnapshot implements Snapshot {
     const file = this.tree.files.get(normalize(relative));
     if (!file) return undefined;
     await this.repository.ensureBlobs([file.oid]);
-    const content = await this.repository.blobReader().read(file.oid);
+    const content = await this.blobReader().read(file.oid);
     if (content && options.maxBytes !== undefined && content.length > options.maxBytes) return undefined;
     return content;
   }
@@ -84,7 +87,7 @@ export class GitSnapshot implements Snapshot {
     const oids = [...byBlob.keys()];
     await this.repository.ensureBlobs(oids, signal);
     const measured: Array<[string, FileMeasure]> = [];
-    await this.repository.blobReader().stream(
+    await this.blobReader().stream(
       oids,
       (oid, content) => {
         const measure: FileMeasure = content === undefined ? { kind: 'unreadable' } : measureContent(content);
@@ -101,7 +104,13 @@ export class GitSnapshot implements Snapshot {
   }
 
   close(): void {
-    // The reader is the repository's, shared by the jobs of this process; the cache closes it.
+    this.reader?.close();
+    this.reader = undefined;
+  }
+
+  private blobReader(): BlobReader {
+    this.reader ??= this.repository.blobReader();
+    return this.reader;
   }
 }
 

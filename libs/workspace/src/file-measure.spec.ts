@@ -53,6 +53,10 @@ describe.each(READERS)('the %s reader', (_, measureWith) => {
     expect(await measure(png)).toEqual({ kind: 'binary' });
   });
 
+  it('treats a Latin-1 file (no NUL) as text, as git does', async () => {
+    expect(await measure(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]))).toMatchObject({ kind: 'text', lines: 1, bytes: 5 });
+  });
+
   it('treats UTF-8 text as text', async () => {
     expect(await measure('héllo wörld ✓\n日本語\n')).toMatchObject({ kind: 'text', lines: 2 });
   });

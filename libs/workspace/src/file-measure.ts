@@ -1,5 +1,4 @@
 import { close, closeSync, constants, fstat, fstatSync, open, openSync, read, readSync } from 'node:fs';
-import { isBinaryFileSync } from 'isbinaryfile';
 
 /** What reading one listed file found. */
 export type FileMeasure =
@@ -148,9 +147,13 @@ export function measureFileConcurrently(absolutePath: string, buffer: Buffer, si
   });
 }
 
+/**
+ * Git's rule: a NUL in the first 8000 bytes makes a file binary; anything else is text, in
+ * whatever encoding (a Latin-1 `café` is text, as it is to git and ripgrep).
+ */
 function looksBinary(buffer: Buffer, length: number): boolean {
   // Bounded: the buffer still holds the previous file's bytes past `length`.
-  return buffer.subarray(0, Math.min(length, NUL_SNIFF_BYTES)).includes(0) || isBinaryFileSync(buffer, length);
+  return buffer.subarray(0, Math.min(length, NUL_SNIFF_BYTES)).includes(0);
 }
 
 /** indexOf is memchr: on typical source lines it beats a byte loop about 2x (measured). */

@@ -27,6 +27,7 @@ describe('readWorkspaceFile', () => {
         'docs/ünïcödé.md': 'Grüße 🌍\n',
         'image.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d]),
         'late-nul.txt': Buffer.concat([Buffer.from('text '.repeat(100)), Buffer.from([0]), Buffer.from('more')]),
+        'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x93, 0x71, 0x94, 0x0a]), // caf\xE9, “q” in Windows-1252
         'big.log': numbered(20_000, 60),
         'config.ts': `export const token = '${GITHUB_TOKEN}';\nconst ok = 1;\nconst password = "hunter2hunter2";\n`,
         '.env': 'X=1\n',
@@ -71,7 +72,13 @@ describe('readWorkspaceFile', () => {
     expect(unicode.bytes).toBe(Buffer.byteLength('Grüße 🌍\n'));
   });
 
-  it('refuses binary files: a NUL early on, or what isbinaryfile recognizes', async () => {
+  it('reads a Latin-1 / Windows-1252 file as text (no NUL: not binary, as git decides), decoded', async () => {
+    const file = await readWorkspaceFile(root, 'latin1.txt');
+    expect(file.text).toBe('café\n“q”\n');
+    expect(file.lines).toBe(2);
+  });
+
+  it('refuses binary files: a NUL in the first 8000 bytes (git\'s rule)', async () => {
     expect((await failure(readWorkspaceFile(root, 'image.png'))).kind).toBe('file_binary');
     expect((await failure(readWorkspaceFile(root, 'late-nul.txt'))).kind).toBe('file_binary');
   });

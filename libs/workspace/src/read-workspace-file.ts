@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { isBinaryFileSync } from 'isbinaryfile';
+import iconv from 'iconv-lite';
 import { QuarryError } from '@quarry/contracts';
 import { fileVersionOf, type CachedFile, type FileCache } from './file-cache';
 import { OTHER_LANGUAGE, languageOf } from './languages';
@@ -250,14 +250,25 @@ async function readInto(handle: FileHandle, buffer: Buffer): Promise<number> {
   return length;
 }
 
+/** Git's rule: binary when the first 8000 bytes hold a NUL. Text in any encoding is text. */
 function isBinary(buffer: Buffer, length: number): boolean {
-  const sniffed = Math.min(length, NUL_SNIFF_BYTES);
-  return buffer.subarray(0, sniffed).includes(0) || (length > 0 && isBinaryFileSync(buffer.subarray(0, length), length));
+  return buffer.subarray(0, Math.min(length, NUL_SNIFF_BYTES)).includes(0);
 }
 
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * UTF-8 (a BOM dropped) when the bytes are valid UTF-8; otherwise the single-byte encoding old
+ * files on Windows and Unix mostly use (Windows-1252, a superset of Latin-1's printable range), so
+ * `caf\xE9` reads as "café" instead of being refused or mangled.
+ */
 function decodeUtf8(buffer: Buffer, length: number): string {
-  const start = length >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
-  return buffer.toString('utf8', start, length);
+  const bytes = buffer.subarray(0, length);
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    return iconv.decode(bytes, 'windows-1252');
+  }
 }
 
 function countLines(text: string): number {

@@ -65,8 +65,21 @@ interface AllowedRoot {
   real: string;
 }
 
+/** How long the real paths of the allowed roots are reused (they are configuration; a job burst asks 1,000 times a second). */
+const ALLOWED_ROOTS_TTL_MS = 1_000;
+let allowedCache: { key: string; at: number; roots: Promise<AllowedRoot[]> } | undefined;
+
 /** Allowed roots that do not exist (yet) cannot contain anything and are left out. */
-async function realAllowedRoots(allowedRoots: readonly string[]): Promise<AllowedRoot[]> {
+function realAllowedRoots(allowedRoots: readonly string[]): Promise<AllowedRoot[]> {
+  const key = allowedRoots.join('\0');
+  const now = Date.now();
+  if (allowedCache && allowedCache.key === key && now - allowedCache.at < ALLOWED_ROOTS_TTL_MS) return allowedCache.roots;
+  const roots = resolveAllowedRoots(allowedRoots);
+  allowedCache = { key, at: now, roots };
+  return roots;
+}
+
+async function resolveAllowedRoots(allowedRoots: readonly string[]): Promise<AllowedRoot[]> {
   const resolved = await Promise.all(
     allowedRoots
       .filter((allowedRoot) => path.isAbsolute(allowedRoot))

@@ -1,4 +1,4 @@
-import { ScanResult } from '@quarry/contracts';
+import { QuarryErrorBody, ScanResult } from '@quarry/contracts';
 import { JobOutcome, QuarryClient } from '../quarry-client';
 import { EXIT, printError } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
@@ -39,6 +39,48 @@ export async function scanCommand(target: string, options: ClientOptions & { wai
   display.end();
   // A scan's JSON also carries the result's fields at the top (source, files, lines, languages…), as --local prints them.
   return report(outcome, options, job.id, (result) => formatScanSummary(result as ScanResult), true);
+}
+
+/**
+ * `quarry scan PATH PATH...`: one batch request for all the paths (a refused path gets its typed
+ * error, the others run), then waits for every job and prints each summary.
+ */
+export async function scanManyCommand(targets: string[], options: ClientOptions & { wait: boolean; local?: boolean; ref?: string }): Promise<number> {
+  const inputs = targets.map((target) => repositoryInput(target, options.ref));
+  if (options.local) {
+    let code: number = EXIT.ok;
+    for (const input of inputs) code = Math.max(code, await scanLocally(input, options));
+    return code;
+  }
+  const client = clientFrom(options);
+  const roots = inputs.map((input) => ('root' in input ? input.root : input.source.git));
+  const answer = await client.submitMany(inputs.map((input) => ({ kind: 'scan', input })));
+  const outcomes: Array<{ root: string; id?: string; outcome?: JobOutcome; error?: QuarryErrorBody }> = answer.items.map((item) =>
+    item.ok ? { root: roots[item.index], id: item.job.id } : { root: roots[item.index], error: item.error },
+  );
+  if (!options.json) {
+    for (const entry of outcomes) {
+      if (entry.error) console.error(`${entry.root}: refused`);
+      else console.error(`${entry.root}: queued as job ${entry.id}`);
+    }
+  }
+  if (options.wait) {
+    await Promise.all(outcomes.map(async (entry) => entry.id && (entry.outcome = await client.watch(entry.id))));
+  }
+  if (options.json) {
+    console.log(JSON.stringify(outcomes.map(({ root, id, outcome, error }) => ({ root, id, ...(error ? { status: 'refused', error } : outcome ?? { status: 'queued' }) })), null, 2));
+  } else {
+    for (const entry of outcomes) {
+      console.log(`\n== ${entry.root}${entry.id ? ` (job ${entry.id})` : ''}`);
+      if (entry.error) printError(entry.error);
+      else if (!entry.outcome) console.log(`queued scan ${entry.id}`);
+      else if (entry.outcome.status === 'succeeded') console.log(formatScanSummary(entry.outcome.result as ScanResult));
+      else if (entry.outcome.status === 'failed') printError(entry.outcome.error);
+      else console.log(`job ${entry.id} was cancelled`);
+    }
+  }
+  const failed = outcomes.some((entry) => entry.error || (entry.outcome && entry.outcome.status !== 'succeeded'));
+  return failed ? EXIT.failed : EXIT.ok;
 }
 
 /** Shards an in-process scan runs at once. */

@@ -53,6 +53,21 @@ export function buildOpenApiDocument(): OpenAPIObject {
           responses: { '200': { description: '{items, nextCursor}' }, '400': error, '401': error },
         },
       },
+      '/v1/jobs/batch': {
+        post: {
+          summary: 'Submit several jobs at once (at most QUARRY_BATCH_MAX_JOBS, default 500); each item is checked on its own',
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { type: 'object', required: ['jobs'], properties: { jobs: { type: 'array', minItems: 1, items: { oneOf: submitVariants } } } } } } as never,
+          },
+          responses: {
+            '202': { description: '{accepted, rejected, items: [{index, ok: true, job} | {index, ok: false, error: {kind, message, suggestion?}}]}, in request order' },
+            '400': { description: 'Malformed body (typed error), or no item accepted: kind batch_rejected with the same items' },
+            '401': error,
+            '413': error,
+          },
+        },
+      },
       '/v1/jobs/{id}': { get: { summary: 'A job with its status, progress, result or error', parameters: [idParam] as never, responses: { '200': { description: 'The job', ...job }, '404': error } } },
       '/v1/jobs/{id}/events': { get: { summary: "The job's history", parameters: [idParam] as never, responses: { '200': { description: '[{at, type, data}]' }, '404': error } } },
       '/v1/jobs/{id}/cancel': { post: { summary: 'Cancel a queued or running job', parameters: [idParam] as never, responses: { '200': { description: 'Cancelled', ...job }, '404': error, '409': error } } },

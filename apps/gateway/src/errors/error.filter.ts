@@ -56,6 +56,8 @@ function isBackendOutage(error: unknown): boolean {
   if (!candidate) return false;
   if (candidate.name === 'PrismaClientInitializationError') return true;
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'P1001', 'P1002', 'P1017'].includes(candidate.code ?? '')) return true;
-  if (/Connection is closed|Can't reach database server|connect ECONNREFUSED|Stream isn't writeable/i.test(candidate.message ?? '')) return true;
+  // Postgres going down or starting up: connection exceptions (08xxx), admin/crash shutdown and "starting up" (57P01–57P03).
+  if (/^(08[0-9A-Z]{3}|57P0[123])$/.test(candidate.code ?? '')) return true;
+  if (/Connection is closed|Can't reach database server|connect ECONNREFUSED|Stream isn't writeable|Connection terminated/i.test(candidate.message ?? '')) return true;
   return candidate.cause !== undefined && candidate.cause !== error && isBackendOutage(candidate.cause);
 }

@@ -10,8 +10,10 @@ import { JobEventsEmitter } from './job-events.emitter';
 
 /**
  * Relays BullMQ QueueEvents (a Redis stream every gateway reads) to socket rooms. Progress goes
- * straight through; outcomes are read back from Postgres, the source of truth, so a duplicate run
- * or a cancel racing a completion is reported as what actually stuck.
+ * straight through. A completion whose worker wrote the row hands over the result it wrote, so the
+ * usual path reads nothing; other outcomes (a run that lost to a cancel or to another run, a
+ * failure, a result too big to hand over) are read back from Postgres, the source of truth, so
+ * what is reported is what actually stuck.
  */
 @Injectable()
 export class JobRelayService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -45,6 +47,13 @@ export class JobRelayService implements OnApplicationBootstrap, OnApplicationShu
     events.on('completed', ({ jobId, returnvalue }) => {
       const duration = (returnvalue as { durationMs?: unknown } | undefined)?.durationMs;
       if (typeof duration === 'number') this.metrics.observeDuration(kind, duration / 1000);
+      // The worker hands over the result it wrote (when small): its guarded write made the row
+      // succeeded with exactly that result, a final state, so there is nothing to read back.
+      const handed = returnvalue as { written?: unknown; result?: unknown } | undefined;
+      if (handed?.written === true && handed !== null && typeof handed === 'object' && 'result' in handed) {
+        if (this.emitter.isWatched(jobId)) this.emitter.completed(jobId, handed.result);
+        return;
+      }
       this.settle(jobId).catch((error) => this.logger.warn({ err: error, jobId }, 'relay failed'));
     });
     events.on('failed', ({ jobId, failedReason }) => {

@@ -15,10 +15,22 @@ export interface AdmissionPolicy {
  * credentials, no internal literal address). Workers check again when they run: they may see
  * another file system, and DNS is only asked at connect time.
  */
-export async function admitInput(kind: JobKind, input: Record<string, unknown>, policy: AdmissionPolicy): Promise<Record<string, unknown>> {
+export async function admitInput(
+  kind: JobKind,
+  input: Record<string, unknown>,
+  policy: AdmissionPolicy,
+  /** Roots already resolved in this request (a batch of 500 jobs on one repository resolves it once). */
+  roots?: Map<string, Promise<string>>,
+): Promise<Record<string, unknown>> {
   let admitted = input;
   if (typeof input.root === 'string') {
-    admitted = { ...admitted, root: await resolveWorkspaceRoot(input.root, policy.workspaceRoots) };
+    const requested = input.root;
+    let real = roots?.get(requested);
+    if (!real) {
+      real = resolveWorkspaceRoot(requested, policy.workspaceRoots);
+      roots?.set(requested, real);
+    }
+    admitted = { ...admitted, root: await real };
   }
   const source = input.source as { git?: unknown; ref?: unknown; path?: unknown } | undefined;
   if (source && typeof source === 'object') {

@@ -1,5 +1,6 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { JobPage, JobView, listJobsQuerySchema, parseOrThrow } from '@quarry/contracts';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
+import { BatchAnswer, JobPage, JobView, listJobsQuerySchema, parseOrThrow } from '@quarry/contracts';
 import { ApiKeyGuard, CurrentPrincipal } from '../auth/api-key.guard';
 import { Principal } from '../auth/principal';
 import { MetricsService } from '../metrics/metrics.service';
@@ -20,6 +21,30 @@ export class JobsController {
     const job = await this.jobs.submit(body, principal);
     this.metrics.countSubmitted(job.kind);
     return job;
+  }
+
+  /**
+   * 202 with one item per job, in order: the accepted job or that item's typed error. When no job
+   * was accepted: 400, the same items plus `{kind: "batch_rejected", message, suggestion}`.
+   */
+  @Post('batch')
+  @HttpCode(202)
+  async submitBatch(
+    @Body() body: unknown,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<BatchAnswer | (BatchAnswer & { kind: string; message: string; suggestion: string })> {
+    const answer = await this.jobs.submitBatch(body, principal);
+    for (const item of answer.items) if (item.ok) this.metrics.countSubmitted(item.job.kind);
+    if (answer.accepted > 0) return answer;
+    response.status(400);
+    const first = answer.items.find((item) => !item.ok);
+    return {
+      kind: 'batch_rejected',
+      message: `None of the ${answer.rejected} jobs was accepted${first && !first.ok ? `; item ${first.index}: ${first.error.message}` : ''}.`,
+      suggestion: 'Fix the items listed in `items` (each has its index and typed error) and send them again.',
+      ...answer,
+    };
   }
 
   @Get()

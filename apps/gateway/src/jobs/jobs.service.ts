@@ -11,11 +11,17 @@ import {
   isBuiltKind,
   isJobKind,
   parseOrThrow,
+  submitBatchSchema,
   submitJobSchema,
+  BatchAnswer,
+  BatchItem,
+  JobKind,
+  QuarryErrorBody,
+  isQuarryError,
 } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig, Logger } from '@quarry/config';
-import { JobRepository } from '@quarry/db';
-import { cancelChannel, enqueue, withTimeout } from '@quarry/queue';
+import { GroupCommit, JobRepository } from '@quarry/db';
+import { cancelChannel, enqueue, enqueueMany, withTimeout } from '@quarry/queue';
 import { Principal, ownerFilter, ownerIdOf } from '../auth/principal';
 import { QueueRegistry } from '../queues/queues.module';
 import { GATEWAY_LOGGER, REDIS_PUBLISHER } from '../gateway.tokens';
@@ -24,9 +30,21 @@ import { JobEventsEmitter } from '../events/job-events.emitter';
 
 const ENQUEUE_TIMEOUT_MS = 2_000;
 
+type NewJob = { kind: JobKind; input: Record<string, unknown>; ownerId: string | null; queuePrefix: string };
+
 /** Submitting, reading, cancelling and retrying jobs. Postgres first, the queue after commit. */
 @Injectable()
 export class JobsService {
+  /**
+   * Single submissions that arrive together (concurrent POSTs, an agent's parallel MCP tool calls)
+   * share one multi-row insert and one addBulk per kind, like a batch; a lone one waits for nothing.
+   */
+  private readonly submissions = new GroupCommit<NewJob, JobView>(async (items) => {
+    const jobs = await this.jobs.createMany(items);
+    await this.enqueueAllCommitted(jobs);
+    return jobs;
+  });
+
   constructor(
     @Inject(QUARRY_CONFIG) private readonly config: QuarryConfig,
     @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
@@ -37,7 +55,49 @@ export class JobsService {
   ) {}
 
   async submit(body: unknown, principal: Principal): Promise<JobView> {
-    const request = parseOrThrow(submitJobSchema, body, 'body');
+    const { kind, input } = await this.admit(body, 'body');
+    return this.submissions.submit({ kind, input, ownerId: ownerIdOf(principal), queuePrefix: this.config.queuePrefix });
+  }
+
+  /**
+   * Several submissions in one request: each item is validated and admitted on its own (a bad one
+   * gets its typed error at its index), the good ones are stored in one multi-row statement and
+   * queued with one `addBulk` per kind.
+   */
+  async submitBatch(body: unknown, principal: Principal): Promise<BatchAnswer> {
+    const max = this.config.batchMaxJobs;
+    const count = (body as { jobs?: unknown } | null)?.jobs;
+    if (Array.isArray(count) && count.length > max) {
+      throw new QuarryError('batch_too_large', `The batch has ${count.length} jobs; this server takes at most ${max} per request.`, {
+        suggestion: `Split it into requests of at most ${max} jobs, or raise QUARRY_BATCH_MAX_JOBS.`,
+      });
+    }
+    const { jobs: items } = parseOrThrow(submitBatchSchema, body, 'body');
+    const roots = new Map<string, Promise<string>>();
+    const checked = await Promise.all(
+      items.map(async (item, index): Promise<{ index: number; kind: JobKind; input: Record<string, unknown> } | { index: number; error: QuarryErrorBody }> => {
+        try {
+          return { index, ...(await this.admit(item, `jobs[${index}]`, roots)) };
+        } catch (error) {
+          if (isQuarryError(error)) return { index, error: error.toBody() };
+          throw error;
+        }
+      }),
+    );
+    const valid = checked.filter((item): item is { index: number; kind: JobKind; input: Record<string, unknown> } => !('error' in item));
+    const ownerId = ownerIdOf(principal);
+    const created = await this.jobs.createMany(valid.map((item) => ({ kind: item.kind, input: item.input, ownerId, queuePrefix: this.config.queuePrefix })));
+    await this.enqueueAllCommitted(created);
+    const jobAt = new Map(valid.map((item, i) => [item.index, created[i]]));
+    const answer: BatchItem[] = checked.map((item) =>
+      'error' in item ? { index: item.index, ok: false, error: item.error } : { index: item.index, ok: true, job: jobAt.get(item.index) as JobView },
+    );
+    return { accepted: created.length, rejected: checked.length - created.length, items: answer };
+  }
+
+  /** Validates one submission and runs the admission checks (workspace root, URL gate). */
+  private async admit(body: unknown, where: string, roots?: Map<string, Promise<string>>): Promise<{ kind: JobKind; input: Record<string, unknown> }> {
+    const request = parseOrThrow(submitJobSchema, body, where);
     if (!isJobKind(request.kind)) {
       const guess = closestMatch(request.kind, JOB_KINDS);
       throw new QuarryError('kind_unknown', `There is no job kind "${request.kind}".`, {
@@ -49,11 +109,19 @@ export class JobsService {
         suggestion: 'Upgrade Quarry, or submit one of the available kinds listed at /docs.',
       });
     }
-    const input = parseOrThrow(JOB_CONTRACTS[request.kind].input, request.input, 'input') as Record<string, unknown>;
-    const admitted = await admitInput(request.kind, input, { workspaceRoots: this.config.workspaceRoots, fetchAllow: this.config.fetch.allow });
-    const job = await this.jobs.create({ kind: request.kind, input: admitted, ownerId: ownerIdOf(principal), queuePrefix: this.config.queuePrefix });
-    await this.enqueueCommitted(job);
-    return job;
+    const input = parseOrThrow(JOB_CONTRACTS[request.kind].input, request.input, where === 'body' ? 'input' : `${where}.input`) as Record<string, unknown>;
+    const admitted = await admitInput(request.kind, input, { workspaceRoots: this.config.workspaceRoots, fetchAllow: this.config.fetch.allow }, roots);
+    return { kind: request.kind, input: admitted };
+  }
+
+  /** Like enqueueCommitted, for a batch. */
+  private async enqueueAllCommitted(jobs: JobView[]): Promise<void> {
+    if (jobs.length === 0) return;
+    try {
+      await withTimeout(enqueueMany(this.queues, jobs), ENQUEUE_TIMEOUT_MS, 'enqueue');
+    } catch (error) {
+      this.logger.warn({ err: error, jobs: jobs.length }, 'jobs stored but not queued yet; the reconciler will queue them');
+    }
   }
 
   /** The row is committed, so the job is accepted even if Redis is away: the reconciler re-adds it. */

@@ -1,0 +1,76 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { QuarryError } from '@quarry/contracts';
+import { scanRepository, directorySource } from '@quarry/workspace';
+import { blobId, LocalSnapshot } from './local-snapshot';
+
+const environment = { home: os.tmpdir() };
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' }, encoding: 'utf8' }).trim();
+
+describe('LocalSnapshot', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'quarry-local-snapshot-')));
+    writeFileSync(path.join(dir, 'a.ts'), 'export const a = 1;\n');
+    writeFileSync(path.join(dir, 'b.md'), '# b\n');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is HEAD for a clean checkout', async () => {
+    git(dir, 'init', '-q', '-b', 'main');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'x');
+    const source = await new LocalSnapshot(dir, environment).identify();
+    expect(source).toEqual({ path: dir, ref: null, commit: git(dir, 'rev-parse', 'HEAD') });
+  });
+
+  it('is a content hash for a dirty checkout, that follows the content', async () => {
+    git(dir, 'init', '-q', '-b', 'main');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'x');
+    writeFileSync(path.join(dir, 'a.ts'), 'export const a = 2;\n');
+    const first = await new LocalSnapshot(dir, environment).identify();
+    expect(first).toMatchObject({ path: dir, ref: null, dirty: true, commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(first.commit).not.toBe(git(dir, 'rev-parse', 'HEAD'));
+    expect((await new LocalSnapshot(dir, environment).identify()).commit).toBe(first.commit);
+    writeFileSync(path.join(dir, 'new.txt'), 'untracked\n');
+    expect((await new LocalSnapshot(dir, environment).identify()).commit).not.toBe(first.commit);
+  });
+
+  it('is a content hash of every file outside git, the same for the same files anywhere', async () => {
+    const first = await new LocalSnapshot(dir, environment).identify();
+    expect(first).toMatchObject({ dirty: true, commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    const twin = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'quarry-local-twin-')));
+    try {
+      writeFileSync(path.join(twin, 'a.ts'), 'export const a = 1;\n');
+      writeFileSync(path.join(twin, 'b.md'), '# b\n');
+      expect((await new LocalSnapshot(twin, environment).identify()).commit).toBe(first.commit);
+    } finally {
+      rmSync(twin, { recursive: true, force: true });
+    }
+  });
+
+  it('scans as the directory scan does, reads files and gives git blob ids', async () => {
+    const snapshot = new LocalSnapshot(dir, environment);
+    const { durationMs: _a, ...viaSnapshot } = await scanRepository(snapshot);
+    const { durationMs: _b, ...direct } = await scanRepository(directorySource(dir));
+    expect(viaSnapshot).toEqual(direct);
+    expect((await snapshot.readFile('a.ts'))?.toString()).toBe('export const a = 1;\n');
+    expect(await snapshot.readFile('a.ts', { maxBytes: 3 })).toBeUndefined();
+    expect(await snapshot.readFile('missing')).toBeUndefined();
+    git(dir, 'init', '-q');
+    expect((await snapshot.entry('a.ts'))?.blob).toBe(git(dir, 'hash-object', 'a.ts'));
+    expect(blobId(Buffer.alloc(0))).toBe('e69de29bb2d1d6434b8b29ae775ad8c2e48c5391');
+  });
+
+  it('refuses a path that leaves the root', async () => {
+    const snapshot = new LocalSnapshot(dir, environment);
+    const error = await snapshot.entry('../x').then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(QuarryError);
+    expect((error as QuarryError).kind).toBe('path_outside_root');
+    expect(await snapshot.readFile('../../etc/passwd')).toBeUndefined();
+  });
+});
