@@ -269,6 +269,8 @@ export class PgCountingProxy {
   counts: PgMessageCounts = PgCountingProxy.zero();
   /** When set, the SQL of every Query and Parse message is appended (unnamed re-parses included). */
   trace: string[] | undefined;
+  /** Text of the named (prepared) statements seen, by name: later executions only bind them. */
+  private readonly prepared = new Map<string, string>();
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
 
@@ -320,6 +322,7 @@ export class PgCountingProxy {
     upstream.pipe(client);
     let pending: Buffer = Buffer.alloc(0);
     let started = false;
+    let parsedJustBefore = false;
     client.on('data', (chunk: Buffer) => {
       upstream.write(chunk);
       pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
@@ -339,7 +342,19 @@ export class PgCountingProxy {
         if (pending.length < 1 + length) break;
         const type = String.fromCharCode(pending[0]);
         this.count(type);
-        if (this.trace && (type === 'Q' || type === 'P')) this.trace.push(sqlOf(type, pending.subarray(5, 1 + length)));
+        const body = pending.subarray(5, 1 + length);
+        if (type === 'P') {
+          // Named statements are parsed once per connection and then only bound: remember their text.
+          const name = body.subarray(0, body.indexOf(0)).toString('utf8');
+          if (name) this.prepared.set(name, sqlOf(type, body));
+        }
+        if (this.trace && (type === 'Q' || type === 'P')) this.trace.push(sqlOf(type, body));
+        if (this.trace && type === 'B' && !parsedJustBefore) {
+          const afterPortal = body.indexOf(0) + 1;
+          const name = body.subarray(afterPortal, body.indexOf(0, afterPortal)).toString('utf8');
+          if (name) this.trace.push(`${this.prepared.get(name) ?? name} (prepared)`);
+        }
+        parsedJustBefore = type === 'P';
         pending = pending.subarray(1 + length);
       }
     });

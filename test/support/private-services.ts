@@ -99,10 +99,6 @@ export class PrivatePostgres {
     return path.join(this.dir, 'data');
   }
 
-  static available(): boolean {
-    return findPgBin() !== undefined && spawnSync('redis-server', ['--version']).status === 0;
-  }
-
   static async start(): Promise<PrivatePostgres> {
     const bin = findPgBin();
     if (!bin) throw new Error('initdb/pg_ctl not found (install PostgreSQL server binaries)');

@@ -122,6 +122,7 @@ export class JobWriteBatcher {
   }
 
   private async write(batch: Op[]): Promise<void> {
+    if (batch.length === 1) return this.writeOne(batch[0]);
     const claims = batch.filter((op): op is Extract<Op, { type: 'claim' }> => op.type === 'claim');
     const completes = batch.filter((op): op is Extract<Op, { type: 'complete' }> => op.type === 'complete');
     const progress = batch.filter((op): op is Extract<Op, { type: 'progress' }> => op.type === 'progress');
@@ -177,5 +178,45 @@ export class JobWriteBatcher {
     for (const op of claims) op.resolve(claimed.get(op.id) ?? null);
     for (const op of completes) op.resolve(completed.has(op.id));
     for (const op of progress) op.resolve();
+  }
+
+  /** A lone operation (an idle worker): the plain single-row statement, cheaper to plan than the batch one. */
+  private async writeOne(op: Op): Promise<void> {
+    if (op.type === 'claim') {
+      const { rows } = await this.pool.query<ClaimedRow>({
+        name: 'quarry-job-claim',
+        text: `WITH claimed AS (
+           UPDATE jobs SET status = 'running', attempts = $2, started_at = COALESCE(started_at, now()), updated_at = now()
+           WHERE id = $1::uuid AND status IN ('queued', 'running')
+           RETURNING id, kind, input, owner_id
+         ), logged AS (
+           INSERT INTO job_events (job_id, type, data) SELECT id, 'started', jsonb_build_object('attempt', $2::int) FROM claimed
+         )
+         SELECT id::text AS id, kind::text AS kind, input, owner_id::text AS "ownerId" FROM claimed`,
+        values: [op.id, op.attempt],
+      });
+      op.resolve(rows[0] ?? null);
+    } else if (op.type === 'complete') {
+      const { rowCount } = await this.pool.query({
+        name: 'quarry-job-complete',
+        text: `WITH done AS (
+           UPDATE jobs SET status = 'succeeded', result = $2::jsonb, error = NULL, finished_at = now(), updated_at = now()
+           WHERE id = $1::uuid AND status = 'running' RETURNING id
+         )
+         INSERT INTO job_events (job_id, type, data) SELECT id, 'completed', 'null'::jsonb FROM done`,
+        values: [op.id, op.result],
+      });
+      op.resolve((rowCount ?? 0) > 0);
+    } else {
+      await this.pool.query({
+        name: op.sample ? 'quarry-job-progress-sample' : 'quarry-job-progress',
+        text: op.sample
+          ? `WITH updated AS (UPDATE jobs SET progress = $2::jsonb, updated_at = now() WHERE id = $1::uuid AND status = 'running' RETURNING id)
+             INSERT INTO job_events (job_id, type, data) SELECT id, 'progress', $2::jsonb FROM updated`
+          : `UPDATE jobs SET progress = $2::jsonb, updated_at = now() WHERE id = $1::uuid AND status = 'running'`,
+        values: [op.id, op.progress],
+      });
+      op.resolve();
+    }
   }
 }
