@@ -7,6 +7,8 @@
  *   - token totals                                   vs Repomix 1.18.1's per-file counts (fs/ and this repository)
  *   - an XML pack of fs/ in one process              vs the Repomix CLI on the same file list: wall time, peak RSS
  *   - the whole Linux tree packed, streamed          (Repomix gives up on it: string limit), peak RSS
+ *   - product: the `quarry` commands users run       vs `repomix DIR` and `ctags -R` on the same directories:
+ *     `quarry pack fs/` and the whole tree (heap capped at 192 MB, as a pack worker runs), `quarry symbols fs/`
  *
  * Every measurement runs in a fresh child process (bench/code-index-child.ts) so peak RSS is its own.
  */
@@ -20,7 +22,7 @@ const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const CHILD = path.join(__dirname, 'code-index-child.js');
 const REPOMIX = path.join(REPO_ROOT, 'node_modules/repomix/bin/repomix.cjs');
 
-export const CODE_INDEX_PARTS = ['index', 'tokens', 'pack', 'whole'] as const;
+export const CODE_INDEX_PARTS = ['index', 'tokens', 'pack', 'whole', 'product'] as const;
 
 export interface CodeIndexBenchOptions {
   quick?: boolean;
@@ -222,6 +224,87 @@ function measureWholeTree(linux: string, out: string, temporary: string[]) {
   return whole;
 }
 
+const QUARRY_BIN = path.join(REPO_ROOT, 'bin', 'quarry.js');
+/** A pack worker's heap cap: `NODE_OPTIONS=--max-old-space-size=192 quarry worker --queues pack`. */
+const PACK_HEAP_MB = 192;
+
+interface ProductRun {
+  seconds: number;
+  maxRssMB?: number;
+  files?: number;
+  tokens?: number;
+  bytes?: number;
+  error?: string;
+}
+
+/** Runs a command under GNU time, with a timeout; a failure is recorded, not thrown (Repomix fails on the whole tree). */
+function timedRun(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): { stdout: string; stderr: string; seconds: number; maxRssMB?: number; ok: boolean } {
+  const started = performance.now();
+  const run = spawnSync('/usr/bin/time', ['-f', '\n@@time %e %M', command, ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+    timeout: options.timeoutMs,
+    killSignal: 'SIGKILL',
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...options.env },
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const time = /@@time ([\d.]+) (\d+)/.exec(run.stderr ?? '');
+  return { stdout: run.stdout ?? '', stderr: run.stderr ?? '', seconds, maxRssMB: time === null ? undefined : Math.round(Number(time[2]) / 1024), ok: run.status === 0 };
+}
+
+function quarryPack(root: string, out: string): ProductRun {
+  const run = timedRun(process.execPath, [QUARRY_BIN, 'pack', root, '--local', '-o', out, '--json'], { env: { NODE_OPTIONS: `--max-old-space-size=${PACK_HEAP_MB}` } });
+  if (!run.ok) return { seconds: run.seconds, maxRssMB: run.maxRssMB, error: run.stderr.slice(-500) };
+  const result = JSON.parse(run.stdout) as { files: number; tokens: number; bytes: number };
+  return { seconds: run.seconds, maxRssMB: run.maxRssMB, files: result.files, tokens: result.tokens, bytes: result.bytes };
+}
+
+function repomixPack(root: string, out: string, timeoutMs: number): ProductRun {
+  const run = timedRun(process.execPath, [REPOMIX, root, '--style', 'xml', '-o', out], { timeoutMs });
+  const text = `${run.stdout}\n${run.stderr}`.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+  const files = /Total Files:\s*([\d,]+)/.exec(text);
+  const tokens = /Total Tokens:\s*([\d,]+)/.exec(text);
+  const failure = run.ok ? undefined : (/(Output size exceeds[^\n]*|Error:[^\n]*|RangeError[^\n]*|heap out of memory[^\n]*)/.exec(text)?.[1] ?? (run.seconds * 1000 >= timeoutMs ? `killed after ${timeoutMs / 1000} s` : text.slice(-300)));
+  return {
+    seconds: run.seconds,
+    maxRssMB: run.maxRssMB,
+    files: files ? Number(files[1].replaceAll(',', '')) : undefined,
+    tokens: tokens ? Number(tokens[1].replaceAll(',', '')) : undefined,
+    bytes: fs.existsSync(out) ? fs.statSync(out).size : undefined,
+    ...(failure === undefined ? {} : { error: failure }),
+  };
+}
+
+/**
+ * What users run: `quarry pack` and `quarry symbols` on directories (the tree walk, binary probe,
+ * redaction, counting and writing of the real code path), next to `repomix DIR` and `ctags -R`.
+ */
+function measureProduct(linux: string, out: string) {
+  const fsDir = path.join(linux, 'fs');
+  const packFs = quarryPack(fsDir, out);
+  fs.rmSync(out, { force: true });
+  const repomixFs = repomixPack(fsDir, out, 600_000);
+  fs.rmSync(out, { force: true });
+  console.log(`  quarry pack fs/ (heap cap ${PACK_HEAP_MB} MB): ${packFs.seconds.toFixed(1)} s, peak RSS ${packFs.maxRssMB} MB, ${packFs.files} files, ${packFs.tokens?.toLocaleString('en-US')} tokens${packFs.error ? `, FAILED ${packFs.error}` : ''}`);
+  console.log(`    peer: repomix fs/: ${repomixFs.seconds.toFixed(1)} s, peak RSS ${repomixFs.maxRssMB} MB, ${repomixFs.files} files, ${repomixFs.tokens?.toLocaleString('en-US')} tokens (its total includes the XML wrapping)${repomixFs.error ? `, FAILED: ${repomixFs.error}` : ''}`);
+
+  const symbols = timedRun(process.execPath, [QUARRY_BIN, 'symbols', fsDir, '--local', '--json']);
+  const definitions = symbols.ok ? (JSON.parse(symbols.stdout) as unknown[]).length : 0;
+  const ctags = timedRun('ctags', ['-R', '--langmap=C:+.h', '-f', '-', '.'], { cwd: fsDir });
+  const tags = ctags.stdout.split('\n').filter((line) => line !== '' && !line.startsWith('!')).length;
+  console.log(`  quarry symbols fs/ --local --json: ${symbols.seconds.toFixed(1)} s, peak RSS ${symbols.maxRssMB} MB, ${definitions.toLocaleString('en-US')} definitions`);
+  console.log(`    peer: ctags -R fs/: ${ctags.seconds.toFixed(1)} s, peak RSS ${ctags.maxRssMB} MB, ${tags.toLocaleString('en-US')} tags (all kinds: members, variables, prototypes too)`);
+
+  const packWhole = quarryPack(linux, out);
+  fs.rmSync(out, { force: true });
+  console.log(`  quarry pack, the whole Linux tree (heap cap ${PACK_HEAP_MB} MB): ${packWhole.seconds.toFixed(0)} s, peak RSS ${packWhole.maxRssMB} MB, ${packWhole.files} files, ${((packWhole.bytes ?? 0) / 1e9).toFixed(2)} GB${packWhole.error ? `, FAILED ${packWhole.error}` : ''}`);
+  const repomixWhole = repomixPack(linux, out, 240_000);
+  fs.rmSync(out, { force: true });
+  console.log(`    peer: repomix on the whole tree: ${repomixWhole.error ? `failed after ${repomixWhole.seconds.toFixed(0)} s at peak RSS ${repomixWhole.maxRssMB} MB: ${repomixWhole.error}` : `${repomixWhole.seconds.toFixed(0)} s, peak RSS ${repomixWhole.maxRssMB} MB`}`);
+  return { packFs, repomixFs, symbols: { seconds: symbols.seconds, maxRssMB: symbols.maxRssMB, definitions }, ctags: { seconds: ctags.seconds, maxRssMB: ctags.maxRssMB, tags }, packWhole, repomixWhole };
+}
+
 export interface CodeIndexReport {
   index?: ReturnType<typeof measureIndex>['index'];
   ctags?: { seconds: number; MBps: number };
@@ -229,6 +312,7 @@ export interface CodeIndexReport {
   tokens?: ReturnType<typeof compareTokens>[];
   pack?: ReturnType<typeof measurePack>;
   whole?: PackFigures;
+  product?: ReturnType<typeof measureProduct>;
 }
 
 export async function runCodeIndexBench(options: CodeIndexBenchOptions = {}): Promise<CodeIndexReport> {
@@ -238,7 +322,7 @@ export async function runCodeIndexBench(options: CodeIndexBenchOptions = {}): Pr
   const corpus: Corpus = { linux, sample, list: writeList(sample) };
   const temporary = [corpus.list];
   const out = path.join(os.tmpdir(), `quarry-bench-pack-${process.pid}.xml`);
-  const parts = new Set(options.parts ?? CODE_INDEX_PARTS.filter((part) => part !== 'whole' || options.wholeTree));
+  const parts = new Set(options.parts ?? CODE_INDEX_PARTS.filter((part) => (part !== 'whole' && part !== 'product') || options.wholeTree));
   const report: CodeIndexReport = {};
   try {
     console.log(`  corpus: Linux ${options.quick ? 'fs/ (first 300 files)' : 'fs/'} — ${sample.length} files`);
@@ -251,6 +335,7 @@ export async function runCodeIndexBench(options: CodeIndexBenchOptions = {}): Pr
     if (parts.has('tokens')) report.tokens = measureTokens(corpus, fsTokens, temporary);
     if (parts.has('pack')) report.pack = measurePack(corpus, out);
     if (parts.has('whole') && !options.quick) report.whole = measureWholeTree(linux, out, temporary);
+    if (parts.has('product') && !options.quick) report.product = measureProduct(linux, out);
     return report;
   } finally {
     for (const file of temporary) fs.rmSync(file, { force: true });

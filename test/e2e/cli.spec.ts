@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -342,6 +343,86 @@ describe('the quarry CLI', () => {
         expect(revoked.code).toBe(0);
       }
       expect((await quarry(['keys', 'revoke', name], env)).code).toBe(1);
+    });
+  });
+
+  describe('symbols, map and pack', () => {
+    let root: string;
+    let out: string;
+    beforeAll(() => {
+      root = makeTree({
+        'src/server.ts': 'export class Server {\n  start(port: number) {\n    return port;\n  }\n}\n',
+        'src/main.ts': 'import { Server } from "./server";\nnew Server().start(80);\n',
+        'src/config.ts': 'export const password = "hunter2hunter2";\nexport function load() {\n  return 1;\n}\n',
+        'lib/util.py': 'def helper():\n    return 2\n',
+      });
+      out = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-cli-pack-'));
+    });
+    afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
+
+    it('symbols --local --json prints [{path, name, kind, line}], filtered by --path', async () => {
+      const run = await quarry(['symbols', root, '--path', 'src/**', '--local', '--json']);
+      expect(run.code).toBe(0);
+      const rows = JSON.parse(run.stdout) as { path: string; name: string; kind: string; line: number }[];
+      expect(rows.map(({ path: file, name, kind, line }) => ({ path: file, name, kind, line }))).toEqual([
+        { path: 'src/config.ts', name: 'password', kind: 'constant', line: 1 },
+        { path: 'src/config.ts', name: 'load', kind: 'function', line: 2 },
+        { path: 'src/server.ts', name: 'Server', kind: 'class', line: 1 },
+        { path: 'src/server.ts', name: 'start', kind: 'method', line: 2 },
+      ]);
+      const missing = await quarry(['symbols', root, '--name', 'Sever', '--local']);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('symbol_not_found');
+      expect(missing.stderr).toContain('@symbol:Server');
+    });
+
+    it('mention --json loads @symbol:Name', async () => {
+      const run = await quarry(['mention', '--root', root, '--json', 'Explain @symbol:Server.start']);
+      expect(run.code).toBe(0);
+      const result = JSON.parse(run.stdout);
+      expect(result.mentions[0]).toMatchObject({ kind: 'symbol', status: 'loaded', definitions: 1 });
+      expect(result.augmentedPrompt).toContain('── src/server.ts lines 2-4 · method Server.start');
+    });
+
+    it('map --local prints a map within the budget; a bad budget is a typed usage error', async () => {
+      const run = await quarry(['map', root, '--tokens', '100', '--local']);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('src/server.ts');
+      expect(run.stdout).toMatch(/1│ class Server\n\s+2│   start\(port: number\)/);
+      expect(run.stderr).toMatch(/tokens \(o200k_base\)/);
+      const bad = await quarry(['map', root, '--tokens', '0', '--local']);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('budget_invalid');
+    });
+
+    it('pack --local --style xml -o FILE --json writes the document and prints {files, tokens}', async () => {
+      const file = path.join(out, 'repo.xml');
+      const run = await quarry(['pack', root, '--local', '--style', 'xml', '-o', file, '--json']);
+      expect(run.code).toBe(0);
+      const result = JSON.parse(run.stdout);
+      expect(result).toMatchObject({ files: 4, redactions: 1, output: file });
+      const document = fs.readFileSync(file, 'utf8');
+      expect(Buffer.byteLength(document)).toBe(result.bytes);
+      expect(document).not.toContain('hunter2hunter2');
+      const bad = await quarry(['pack', root, '--local', '--style', 'yml']);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('style_unknown');
+    });
+
+    it('map and pack run as jobs with --server, the pack downloaded from its artifact', async () => {
+      const stack = await TestStack.start({ workspaceRoots: [root] });
+      try {
+        const map = await quarry(['map', root, '--tokens', '200', '--focus', 'Server', '--server', stack.url]);
+        expect(map.code).toBe(0);
+        expect(map.stdout).toContain('src/server.ts');
+        const file = path.join(out, 'repo.md');
+        const pack = await quarry(['pack', root, '--style', 'markdown', '--ignore', 'lib', '-o', file, '--tokens-encoding', 'cl100k_base', '--server', stack.url]);
+        expect(pack.code).toBe(0);
+        expect(pack.stdout).toMatch(/packed 3 files, [\d,]+ tokens \(cl100k_base\)/);
+        expect(fs.readFileSync(file, 'utf8')).toContain('### src/server.ts');
+      } finally {
+        await stack.close();
+      }
     });
   });
 });

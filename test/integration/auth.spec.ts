@@ -45,6 +45,18 @@ describe('API keys', () => {
     expect(list.status).toBe(401);
   });
 
+  it("serves a pack job's artifact to its own key only", async () => {
+    const submitted = await stack.submit('pack', { root }, as(alice));
+    expect(submitted.status).toBe(202);
+    const id = submitted.body.id;
+    await stack.waitForStatus(id, ['succeeded']);
+    const own = await stack.request('GET', `/v1/jobs/${id}/artifact`, undefined, as(alice));
+    expect(own.status).toBe(200);
+    expect(String(own.body)).toContain('fn main()');
+    expect(await stack.request('GET', `/v1/jobs/${id}/artifact`, undefined, as(bob))).toMatchObject({ status: 404, body: { kind: 'job_not_found' } });
+    expect((await stack.request('GET', `/v1/jobs/${id}/artifact`)).status).toBe(401);
+  });
+
   it('lets a key see only its own jobs', async () => {
     const submitted = await stack.submit('scan', { root }, as(alice));
     expect(submitted.status).toBe(202);

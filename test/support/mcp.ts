@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -31,7 +33,7 @@ export async function connectStdio(args: string[], env: Record<string, string> =
     command: process.execPath,
     args: [QUARRY_BIN, 'mcp', ...args],
     cwd: repoRoot(),
-    env: childEnv({ QUARRY_LOG_LEVEL: 'info', ...env }) as Record<string, string>,
+    env: childEnv({ QUARRY_LOG_LEVEL: 'info', QUARRY_ARTIFACT_DIR: path.join(os.tmpdir(), 'quarry-test-artifacts'), ...env }) as Record<string, string>,
     stderr: 'pipe',
   });
   const stderr: string[] = [];
@@ -61,6 +63,9 @@ export const EXPECTED_TOOLS = [
   'scan_repository',
   'fetch_url',
   'ask',
+  'find_symbol',
+  'repo_map',
+  'pack_repository',
 ];
 
 /** Lists the tools and checks each schema compiles, describes every argument, and accepts a sample call. */
@@ -97,6 +102,9 @@ const SAMPLE_ARGUMENTS: Record<string, Record<string, unknown>> = {
   scan_repository: {},
   fetch_url: { url: 'https://example.org/' },
   ask: { query: 'list src', ai: 'off' },
+  find_symbol: { name: 'Server.start', path: 'src/**' },
+  repo_map: { tokens: 1024, focus: ['src/app.js'] },
+  pack_repository: { style: 'markdown', include: ['src/**'], compress: true, maxTokens: 1000 },
 };
 
 export function textOf(result: CallToolResult): string {
@@ -169,6 +177,23 @@ export async function callEveryTool(client: Client, repository: string, pageUrl:
   expect(fetched.isError ?? false).toBe(false);
   expect(fetched.structuredContent).toMatchObject({ status: 200, text: expect.stringContaining('remote page text') });
   expect(textOf(fetched)).toContain('remote page text');
+
+  const symbols = await call('find_symbol', { path: 'src/**' });
+  expect(symbols.data).toEqual({ definitions: [], total: 0, truncated: false, files: 0 });
+  expect(symbols.text.trim()).toBe('no definitions');
+  const missing = (await client.callTool({ name: 'find_symbol', arguments: { repository, name: 'greet' } })) as CallToolResult;
+  expect(errorOf(missing)).toMatchObject({ kind: 'symbol_not_found', suggestion: expect.stringContaining('@search:') });
+
+  const map = await call('repo_map', { tokens: 64, focus: ['src/app.js'] });
+  expect(map.data).toMatchObject({ focus: { paths: ['src/app.js'], symbols: [] }, totalFiles: 4 });
+  expect(map.data.tokens).toBeLessThanOrEqual(64);
+  expect(map.text).toContain('src/app.js');
+
+  const pack = await call('pack_repository', { include: ['src/**'] });
+  expect(pack.data).toMatchObject({ style: 'xml', files: 2, skipped: { filtered: 2 } });
+  expect(pack.data.totals.total).toBe(pack.data.tokens);
+  expect(pack.text).toContain('packed 2 files');
+  expect(await readJob(pack.result)).toMatchObject({ kind: 'pack', status: 'succeeded' });
 
   const answer = await call('ask', { query: 'show lines 1-2 of src/app.js', ai: 'off' });
   expect(answer.data.plan.tools[0]).toMatchObject({ name: 'read_file' });

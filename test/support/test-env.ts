@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
 import { loadConfig, QuarryConfig } from '../../libs/config/src';
 
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './test-database';
@@ -18,5 +20,6 @@ export function testConfig(overrides: Partial<QuarryConfig> = {}): QuarryConfig 
     QUARRY_LOG_LEVEL: 'silent',
     QUARRY_PORT: '0',
   });
-  return { ...base, queuePrefix: uniquePrefix('x'), ...overrides };
+  // Pack documents of tests go to the temp directory, never into the checkout.
+  return { ...base, queuePrefix: uniquePrefix('x'), artifactDir: path.join(os.tmpdir(), 'quarry-test-artifacts'), ...overrides };
 }

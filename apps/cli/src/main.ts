@@ -15,6 +15,15 @@ const positive = (value: string) => {
   return parsed;
 };
 
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+/** Any number: budgets are judged by the code index, which says what is wrong (`budget_invalid`). */
+const numeric = (value: string) => {
+  const parsed = Number(value);
+  if (value.trim() === '' || Number.isNaN(parsed)) throw new InvalidArgumentError('expected a number');
+  return parsed;
+};
+const ENCODINGS = ['o200k_base', 'cl100k_base'];
+
 /** Runs the CLI; resolves with the exit code, or undefined for long-running servers. */
 export async function main(argv: string[]): Promise<number | undefined> {
   let code: number | undefined = EXIT.ok;
@@ -77,6 +86,40 @@ export async function main(argv: string[]): Promise<number | undefined> {
       const commands = await jobs();
       code = targets.length === 1 ? await commands.scanCommand(targets[0], options) : await commands.scanManyCommand(targets, options);
     });
+  server(program.command('symbols <path>'))
+    .description('definitions from a tree-sitter parse: one name ranked (--name), or all in the files --path selects')
+    .option('--name <symbol>', 'Name, Class.method or Ns::fn: its definitions, best first')
+    .option('--path <glob>', 'only files matching this glob (e.g. "src/**/*.ts")')
+    .option('--limit <n>', 'the most definitions printed', positive)
+    .option('--local', 'run in this process, without a server')
+    .action(async (target: string, options) => {
+      const { symbolsCommand } = await import('./commands/code-index');
+      code = await symbolsCommand(target, options);
+    });
+  server(program.command('map <path>'))
+    .description('the repo map: the most important files and signatures (PageRank over references), within a token budget')
+    .option('--tokens <n>', 'the budget in tokens', numeric, 2048)
+    .option('--focus <file|symbol>', 'rank toward this file or symbol (repeatable)', collect)
+    .addOption(new Option('--tokens-encoding <encoding>', 'tokenizer').choices(ENCODINGS).default('o200k_base'))
+    .option('--local', 'run in this process, without a server')
+    .action(async (target: string, options) => {
+      const { mapCommand } = await import('./commands/code-index');
+      code = await mapCommand(target, options);
+    });
+  server(program.command('pack <path>'))
+    .description('pack a repository into one LLM-ready document (tree, then every text file with its token count), secrets redacted')
+    .option('-o, --output <file>', 'where to write the document (default quarry-pack.xml|md|txt here)')
+    .option('--style <style>', 'xml, markdown or plain', 'xml')
+    .option('--include <glob>', 'only files matching (repeatable)', collect)
+    .option('--ignore <glob>', 'leave out files matching (repeatable)', collect)
+    .option('--compress', 'keep signatures, drop function bodies')
+    .option('--max-tokens <n>', 'stop adding files at this many tokens', numeric)
+    .addOption(new Option('--tokens-encoding <encoding>', 'tokenizer for the counts').choices(ENCODINGS).default('o200k_base'))
+    .option('--local', 'run in this process, without a server')
+    .action(async (target: string, options) => {
+      const { packCommand } = await import('./commands/code-index');
+      code = await packCommand(target, options);
+    });
   program
     .command('fetch <url>')
     .description('fetch a URL as readable text, through the SSRF guards (in this process, or --server for a job)')
@@ -102,7 +145,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
     });
   program
     .command('mention <prompt>')
-    .description('expand @file#L1-9, @dir/, @search:"x", @grep:"re", @url:… in a prompt (use - to read it from stdin)')
+    .description('expand @file#L1-9, @dir/, @search:"x", @grep:"re", @url:…, @symbol:Name in a prompt (use - to read it from stdin)')
     .option('--root <dir>', 'workspace the paths are relative to', '.')
     .option('--repo <url>', 'a git URL instead of --root (its files, at --ref)')
     .option('--ref <ref>', 'branch, tag or commit of --repo (default: the remote HEAD)')
@@ -203,7 +246,10 @@ async function migrate(databaseUrl: string, quiet: boolean): Promise<void> {
   if (!quiet || applied.length) console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
 }
 
-const REFUSALS = new Set(['input_invalid', 'url_invalid', 'url_blocked', 'ref_not_found', 'repo_not_found', 'repo_too_large', 'path_not_absolute', 'path_outside_root', 'root_not_found', 'root_not_directory']);
+const REFUSALS = new Set([
+  'input_invalid', 'url_invalid', 'url_blocked', 'path_not_absolute', 'path_outside_root', 'root_not_found', 'root_not_directory',
+  'budget_invalid', 'style_unknown', 'pattern_invalid', 'symbol_invalid', 'ref_not_found', 'repo_not_found', 'repo_too_large',
+]);
 
 function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) {

@@ -69,6 +69,24 @@ export class QuarryClient {
     return this.request('POST', `/v1/jobs/${encodeURIComponent(id)}/retry`);
   }
 
+  /** Streams a job's artifact (a pack's document) into `destination`; resolves with the bytes written. */
+  async download(id: string, destination: NodeJS.WritableStream): Promise<number> {
+    const response = await fetch(`${this.baseUrl}/v1/jobs/${encodeURIComponent(id)}/artifact`, {
+      headers: this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {},
+    });
+    if (!response.ok || !response.body) {
+      const payload = (await response.json().catch(() => ({}))) as Partial<QuarryErrorBody>;
+      throw new ClientError({ kind: payload.kind ?? 'http_error', message: payload.message ?? `HTTP ${response.status}`, suggestion: payload.suggestion }, response.status);
+    }
+    const { Readable } = await import('node:stream');
+    const { pipeline } = await import('node:stream/promises');
+    let bytes = 0;
+    const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
+    body.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    await pipeline(body, destination);
+    return bytes;
+  }
+
   /** Subscribes to a job and resolves with its outcome (from the snapshot if already finished). */
   watch(jobId: string, callbacks: WatchCallbacks = {}): Promise<JobOutcome> {
     const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io(this.baseUrl + EVENTS_NAMESPACE, {

@@ -76,4 +76,14 @@ export const api = {
   submit: (kind: string, input: unknown) => request<JobView>('POST', '/v1/jobs', { kind, input }),
   cancel: (id: string) => request<JobView>('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`),
   retry: (id: string) => request<JobView>('POST', `/v1/jobs/${encodeURIComponent(id)}/retry`),
+  /** A job's artifact (a pack's document) as a Blob, with the stored key; refusals as ApiError. */
+  artifact: async (id: string): Promise<Blob> => {
+    const key = storedKey();
+    const response = await fetch(`/v1/jobs/${encodeURIComponent(id)}/artifact`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+    if (!response.ok) {
+      const body = (await response.json().catch(() => ({}))) as Partial<QuarryErrorBody>;
+      throw new ApiError(response.status, { kind: body.kind ?? 'internal', message: body.message ?? `The gateway answered ${response.status}.`, ...(body.suggestion ? { suggestion: body.suggestion } : {}) });
+    }
+    return response.blob();
+  },
 };

@@ -8,6 +8,7 @@ import './kind-fetch.js';
 import './kind-detect.js';
 import './kind-mentions.js';
 import './kind-interpret.js';
+import './kind-code-index.js';
 import { live } from './live.js';
 import { changed, isTerminal, liveAt, onChange, putJob, setAuthProblem, setHistory, state, type Route } from './store.js';
 import { ErrorBox, ProgressBar, richText, STATUSES, STATUS_LABEL, StatusBadge, elapsed, formatCount, formatDateTime, formatDuration, formatTime, html } from './ui.js';

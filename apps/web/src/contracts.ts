@@ -34,3 +34,10 @@ export interface ServiceMap {
   name: string;
   kinds: { available: import('../../../libs/contracts/src/job-kinds').JobKind[]; all: import('../../../libs/contracts/src/job-kinds').JobKind[] };
 }
+import type { mapInputSchema, mapResultSchema, packInputSchema, packResultSchema, symbolsInputSchema, symbolsResultSchema } from '../../../libs/contracts/src/code-index';
+export type SymbolsInput = z.input<typeof symbolsInputSchema>;
+export type SymbolsResult = z.infer<typeof symbolsResultSchema>;
+export type MapInput = z.input<typeof mapInputSchema>;
+export type MapResult = z.infer<typeof mapResultSchema>;
+export type PackInput = z.input<typeof packInputSchema>;
+export type PackResult = z.infer<typeof packResultSchema>;

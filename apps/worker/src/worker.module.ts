@@ -2,6 +2,7 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ConfigModule, QuarryConfig } from '@quarry/config';
 import { FileCache } from '@quarry/workspace';
+import { CodeIndexCache } from '@quarry/code-index';
 import { DbModule } from '@quarry/db';
 import { HandlerRegistry } from './handler-registry';
 import { FetchProcessor } from './processors/fetch.processor';
@@ -10,6 +11,7 @@ import { DetectProcessor } from './processors/detect.processor';
 import { InterpretProcessor } from './processors/interpret.processor';
 import { MentionsProcessor } from './processors/mentions.processor';
 import { ScanProcessor } from './processors/scan.processor';
+import { MapProcessor, PackProcessor, SymbolsProcessor } from './processors/code-index.processors';
 import { StackDetector } from './stack-detector';
 import { JobSnapshots } from './job-snapshots';
 import { ScanShards } from './scan-shards';
@@ -18,9 +20,11 @@ import { workerLoggerProvider } from './worker-logger';
 
 /** One cache of workspace files per worker process (real path + size + mtime), shared by mentions and interpret. */
 const workspaceFilesProvider = { provide: FileCache, useFactory: () => new FileCache() };
+/** One code index per worker process (trees indexed once per state), shared by @symbol: mentions, symbols, map and pack. */
+const codeIndexProvider = { provide: CodeIndexCache, useFactory: () => new CodeIndexCache() };
 
 /** Every job handler this worker build has; the registry checks them against BUILT_KINDS. */
-export const PROCESSORS = [ScanProcessor, FetchProcessor, DetectProcessor, MentionsProcessor, InterpretProcessor];
+export const PROCESSORS = [ScanProcessor, FetchProcessor, DetectProcessor, MentionsProcessor, InterpretProcessor, SymbolsProcessor, MapProcessor, PackProcessor];
 
 @Module({})
 export class WorkerModule {
@@ -29,7 +33,7 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [ConfigModule.forRoot(config), DbModule, DiscoveryModule],
-      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, JobSnapshots, ScanShards, ChildJobs, workspaceFilesProvider, ...processors],
+      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, JobSnapshots, ScanShards, ChildJobs, workspaceFilesProvider, codeIndexProvider, ...processors],
     };
   }
 }

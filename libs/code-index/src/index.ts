@@ -12,3 +12,6 @@ export { writePack, MAX_PACK_TOKENS, type PackFile, type PackOptions, type PackR
 export { PACK_STYLES, type PackStyle } from './pack/pack-styles';
 export { compilePathFilter, type PathTest, type PathFilterOptions } from './pack/path-filter';
 export { streamSink, StringSink, type PackSink } from './pack/sinks';
+export { listLocalTree, type TreeEntry, type TreeListing } from './local/local-tree';
+export { CodeIndexCache, sharedCodeIndexCache, indexBlob, type IndexedFile, type IndexedTree, type CodeIndexCacheOptions, type TreeIndexOptions } from './local/tree-index';
+export { validateCodeIndexInput, findSymbols, mapTree, packTree, packToFile, pruneArtifacts, packArtifactName, isPackArtifactName, packContentType, TokenTotalsBuilder, type PackTreeOptions, type PackTreeResult } from './local/operations';

@@ -51,6 +51,8 @@ const envSchema = z.object({
   QUARRY_GIT_MAX_FILES: z.coerce.number().int().min(1).default(1_000_000),
   QUARRY_GIT_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15 * 60_000),
   QUARRY_GIT_CREDENTIALS: z.string().default(''),
+  QUARRY_ARTIFACT_DIR: z.string().optional(),
+  QUARRY_ARTIFACT_TTL_MS: z.coerce.number().int().min(60_000).default(86_400_000),
 });
 
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/quarry';
@@ -86,6 +88,13 @@ export interface QuarryConfig {
   llm: LlmSettings | undefined;
   /** Stack detection mode when a request names none (QUARRY_DETECTION_MODE); full without an LLM runs static. */
   detectionMode: 'full' | 'static' | 'llm-only';
+  /**
+   * Where pack jobs write their documents and the gateway serves them from (QUARRY_ARTIFACT_DIR,
+   * default `.quarry/artifacts` under the working directory): workers and gateway must share it.
+   */
+  artifactDir: string;
+  /** How long a pack's document is kept (QUARRY_ARTIFACT_TTL_MS, default a day): older ones are removed when a pack starts. */
+  artifactTtlMs: number;
   /** How workspace files and searches are loaded for mentions and tool plans. */
   files: {
     /** Let `.env*`, keys and `.ssh/` be read by name (contents are still redacted). */
@@ -140,6 +149,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     host: e.QUARRY_HOST,
     port: e.QUARRY_PORT,
     workspaceRoots: parseRoots(e.QUARRY_WORKSPACE_ROOTS, cwd),
+    artifactDir: path.resolve(cwd, e.QUARRY_ARTIFACT_DIR ?? path.join('.quarry', 'artifacts')),
+    artifactTtlMs: e.QUARRY_ARTIFACT_TTL_MS,
     workerQueues: parseQueues(e.QUARRY_WORKER_QUEUES),
     workerConcurrency: e.QUARRY_WORKER_CONCURRENCY,
     shardConcurrency: e.QUARRY_SHARD_CONCURRENCY,

@@ -4,6 +4,7 @@ export * from './errors';
 export * from './progress';
 export * from './scan';
 export * from './kinds-planned';
+export * from './code-index';
 export * from './job-contracts';
 export * from './job';
 export * from './events';

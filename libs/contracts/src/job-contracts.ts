@@ -11,6 +11,7 @@ import {
   mentionsInputSchema,
   mentionsResultSchema,
 } from './kinds-planned';
+import { mapInputSchema, mapResultSchema, packInputSchema, packResultSchema, symbolsInputSchema, symbolsResultSchema } from './code-index';
 
 /** The input and result schema of every kind: the one table gateway, worker and clients share. */
 export const JOB_CONTRACTS = {
@@ -19,6 +20,9 @@ export const JOB_CONTRACTS = {
   mentions: { input: mentionsInputSchema, result: mentionsResultSchema },
   fetch: { input: fetchInputSchema, result: fetchResultSchema },
   interpret: { input: interpretInputSchema, result: interpretResultSchema },
+  symbols: { input: symbolsInputSchema, result: symbolsResultSchema },
+  map: { input: mapInputSchema, result: mapResultSchema },
+  pack: { input: packInputSchema, result: packResultSchema },
 } as const satisfies Record<JobKind, { input: z.ZodType; result: z.ZodType }>;
 
 export type JobInput<K extends JobKind> = z.infer<(typeof JOB_CONTRACTS)[K]['input']>;

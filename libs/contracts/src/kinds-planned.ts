@@ -60,6 +60,8 @@ export const mentionsResultSchema = z.object({
       matches: z.number().int().optional(),
       /** Credentials replaced by `[REDACTED …]` in what was loaded (keys, tokens, passwords). */
       redactions: z.number().int().optional(),
+      /** @symbol: definitions of the name found (the block shows the best 5 with their code). */
+      definitions: z.number().int().optional(),
       error: errorEntry.optional(),
     }),
   ),
@@ -70,6 +72,8 @@ export const mentionsResultSchema = z.object({
     searches: z.number().int(),
     matches: z.number().int(),
     urls: z.number().int(),
+    /** @symbol: mentions loaded. */
+    symbols: z.number().int().optional(),
     bytes: z.number().int(),
     estimatedTokens: z.number().int(),
     /** Credentials redacted across every loaded file. */

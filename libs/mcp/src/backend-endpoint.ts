@@ -39,6 +39,8 @@ export class BackendEndpoint implements McpEndpoint {
       const spec = this.tools.get(name);
       const parsed = parseArguments(spec, args);
       const output = await spec.run(parsed, { backend: this.backend, signal: call.signal, progress });
+      // The last count reaches the client before the result does, whatever the interval says.
+      progress?.finish();
       // Validated and stripped to the schema the client checks structuredContent against.
       const structured = spec.output.safeParse(output.structured);
       if (!structured.success) throw new Error(`${name} produced a result outside its output schema: ${structured.error.message}`);

@@ -8,11 +8,14 @@ import {
   detectResultSchema,
   fetchResultSchema,
   interpretResultSchema,
+  mapResultSchema,
   mentionsResultSchema,
+  packResultSchema,
   scanResultSchema,
+  symbolsResultSchema,
 } from '@quarry/contracts';
 import { summarizeMentions } from '@quarry/mentions';
-import { formatAnswer, formatFetched, formatScanSummary, formatServices } from '@quarry/render';
+import { formatAnswer, formatFetched, formatMap, formatPack, formatScanSummary, formatServices, formatSymbols } from '@quarry/render';
 import { chooseRepository, describeFields, repositoryFields, toolInputFrom } from './repository-argument';
 import { defineTool, type ToolSpec } from './tool-spec';
 
@@ -68,7 +71,7 @@ export const JOB_TOOLS: readonly ToolSpec[] = [
     kind: 'mentions',
     title: 'Expand @-mentions in a prompt',
     description:
-      'Expand the @-mentions in a prompt into an augmented prompt with the referenced content inlined: @path (a file), @path#L10-20 (those lines), @dir/ (a listing), @search:"text" (literal search), @grep:"regex" (RE2 search), @url:https://… (the page as text, SSRF-guarded). Returns the augmented prompt, then an account of what loaded and what failed, with suggestions for each failure (e.g. the closest existing path).',
+      'Expand the @-mentions in a prompt into an augmented prompt with the referenced content inlined: @path (a file), @path#L10-20 (those lines), @dir/ (a listing), @search:"text" (literal search), @grep:"regex" (RE2 search), @url:https://… (the page as text, SSRF-guarded), @symbol:Name or @symbol:Class.method (the definitions\' code, ranked). Returns the augmented prompt, then an account of what loaded and what failed, with suggestions for each failure (e.g. the closest existing path).',
     fields: {
       prompt: 'The text containing @-mentions, e.g. "Review @src/app.ts#L10-40 against @docs/api.md".',
       budget: 'Size cap of the augmented prompt: {"maxBytes": N} (default 200000); the largest items are cut first and the account says what was cut.',
@@ -133,5 +136,53 @@ export const JOB_TOOLS: readonly ToolSpec[] = [
     output: interpretResultSchema,
     annotations: OPEN_WORLD,
     present: (result) => ({ text: formatAnswer(result), structured: result }),
+  }),
+  jobTool({
+    name: 'find_symbol',
+    kind: 'symbols',
+    title: 'Find where a symbol is defined',
+    description:
+      'Find definitions in a repository from a tree-sitter parse (TypeScript/TSX, JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby, PHP): with a name (`parseConfig`, `Server.start`, `Ns::fn`) its definitions ranked (exact case first, then the most used), each with path, 1-based line, line range, kind and signature; a name that is not defined fails with symbol_not_found and the closest defined names. Without a name, every definition in the files `path` selects. Faster and more precise than grep for "where is X defined"; use @symbol:X in expand_mentions to get the code itself.',
+    fields: {
+      name: 'The symbol: `Name`, `Class.method`, `Ns::Class::method` or `App\\Models\\User`. Leave it out to list every definition (narrow with path).',
+      path: 'Only files matching this glob, relative to the repository root (fast-glob semantics: `src/**/*.ts`, `**/*.go`).',
+      limit: 'The most definitions returned (default 1000).',
+    },
+    output: symbolsResultSchema,
+    annotations: READ_ONLY,
+    present: (result) => ({ text: formatSymbols(result), structured: result }),
+  }),
+  jobTool({
+    name: 'repo_map',
+    kind: 'map',
+    title: 'Map a repository within a token budget',
+    description:
+      'A map of a repository that fits a token budget: the most important files with their key definitions\' signatures and line numbers, ranked by PageRank over the graph of which files use names defined in which (as Aider\'s repo map), personalised toward the files or symbols you focus on. The text never exceeds the budget (exact o200k_base count). Use it to orient in an unfamiliar repository before reading files; follow up with read_file or @symbol:.',
+    fields: {
+      tokens: 'The budget in tokens (default 2048, 1 to 1,000,000).',
+      focus: 'Files (paths relative to the repository) or symbol names to rank toward, e.g. ["src/server.ts", "parseConfig"].',
+      encoding: 'Tokenizer: o200k_base (default, GPT-4o and later) or cl100k_base (GPT-4).',
+    },
+    output: mapResultSchema,
+    annotations: READ_ONLY,
+    present: (result) => ({ text: formatMap(result), structured: result }),
+  }),
+  jobTool({
+    name: 'pack_repository',
+    kind: 'pack',
+    title: 'Pack a repository into one document',
+    description:
+      'Pack a repository (or the files the globs select) into one LLM-ready document — a directory tree, then every text file with its token count — written as a stored artifact (streamed: any size, even the Linux tree). Secrets are redacted and credential files (.env, keys) left out. Returns token totals per language and directory and where the document is (GET /v1/jobs/{id}/artifact on a server); the document itself is not returned inline. Use repo_map for an overview that fits a context window.',
+    fields: {
+      style: 'xml (default), markdown or plain.',
+      include: 'Only files matching these globs (fast-glob semantics), e.g. ["src/**", "*.md"].',
+      ignore: 'Leave out files matching these globs (a directory pattern drops everything under it), e.g. ["**/test/**"].',
+      compress: 'Keep signatures, replace function bodies with { … } (default false).',
+      maxTokens: 'Stop adding files once this many tokens are packed; the rest are listed as omitted.',
+      encoding: 'Tokenizer for the counts: o200k_base (default) or cl100k_base.',
+    },
+    output: packResultSchema,
+    annotations: READ_ONLY,
+    present: (result) => ({ text: formatPack(result), structured: result }),
   }),
 ];

@@ -48,4 +48,15 @@ describe('ProgressRelay', () => {
     progress.report({ stage: 'reading', done: 3 });
     expect(sent.map((notice) => notice.progress)).toEqual([1]);
   });
+
+  it('sends the waiting count at once when the work finishes, then nothing more', () => {
+    const { sent, relay: progress } = relay(100);
+    progress.report({ stage: 'reading', done: 1, total: 10 });
+    progress.report({ stage: 'reading', done: 10, total: 10 });
+    progress.finish();
+    expect(sent.map((notice) => notice.progress)).toEqual([1, 10]);
+    jest.advanceTimersByTime(1_000);
+    progress.report({ stage: 'reading', done: 11 });
+    expect(sent).toHaveLength(2);
+  });
 });

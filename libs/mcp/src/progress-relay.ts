@@ -42,7 +42,13 @@ export class ProgressRelay {
     else this.timer ??= setTimeout(() => this.flush(), wait);
   }
 
-  /** Nothing more is sent (the result follows, or the call was cancelled). */
+  /** The work is done: the latest count still waiting for its interval is sent now, then nothing more. */
+  finish(): void {
+    if (this.pending && !this.stopped) this.flush();
+    this.stop();
+  }
+
+  /** Nothing more is sent (the call failed or was cancelled). */
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);

@@ -9,6 +9,9 @@ const CONTRACT_OF: Record<string, z.ZodObject> = {
   scan_repository: JOB_CONTRACTS.scan.input,
   fetch_url: JOB_CONTRACTS.fetch.input,
   ask: JOB_CONTRACTS.interpret.input,
+  find_symbol: JOB_CONTRACTS.symbols.input,
+  repo_map: JOB_CONTRACTS.map.input,
+  pack_repository: JOB_CONTRACTS.pack.input,
   ...Object.fromEntries(Object.entries(WORKSPACE_TOOL_CONTRACTS).map(([name, contract]) => [name, contract.input])),
 };
 

@@ -41,6 +41,7 @@ export async function expandMentions(request: ExpandRequest, options: LoadOption
       searches: loaded.filter((entry) => (entry.kind === 'search' || entry.kind === 'grep') && entry.outcome.status === 'loaded').length,
       matches: sum(loaded.map((entry) => entry.matches ?? 0)),
       urls: loaded.filter((entry) => entry.kind === 'url' && entry.outcome.status === 'loaded').length,
+      symbols: loaded.filter((entry) => entry.kind === 'symbol' && entry.outcome.status === 'loaded').length,
       bytes: augmented.bytes,
       estimatedTokens: augmented.estimatedTokens,
       redactions: sum(loaded.map((entry) => entry.redactions ?? 0)),
@@ -62,6 +63,7 @@ function entryFor(mention: ParsedMention, loaded: LoadedMention, contribution: {
     ...(loaded.sha256 ? { sha256: loaded.sha256 } : {}),
     ...(loaded.matches === undefined ? {} : { matches: loaded.matches }),
     ...(loaded.redactions ? { redactions: loaded.redactions } : {}),
+    ...(loaded.definitions === undefined ? {} : { definitions: loaded.definitions }),
   };
 }
 
@@ -107,6 +109,8 @@ function describeLoaded(entry: MentionEntry): string {
     case 'search':
     case 'grep':
       return `${entry.kind} ${entry.matches ?? 0} match${entry.matches === 1 ? '' : 'es'}`;
+    case 'symbol':
+      return `${target} (${entry.definitions ?? 0} definition${entry.definitions === 1 ? '' : 's'})`;
     default:
       return `${target} (${formatKb(entry.bytes ?? 0)})`;
   }

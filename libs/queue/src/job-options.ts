@@ -15,6 +15,9 @@ export const JOB_OPTIONS: Record<JobKind, JobsOptions> = {
   mentions: { attempts: 3, backoff: { type: 'exponential', delay: 1_000, jitter: 0.5 } },
   fetch: { attempts: 4, backoff: { type: 'exponential', delay: 1_000, jitter: 0.5 } },
   interpret: { attempts: 2, backoff: { type: 'exponential', delay: 1_000, jitter: 0.5 } },
+  symbols: { attempts: 2, backoff: { type: 'exponential', delay: 1_000, jitter: 0.5 } },
+  map: { attempts: 2, backoff: { type: 'exponential', delay: 1_000, jitter: 0.5 } },
+  pack: { attempts: 2, backoff: { type: 'exponential', delay: 2_000, jitter: 0.5 } },
 };
 
 /** The one place a job's BullMQ options are derived: its id is the Postgres row id. */

@@ -7,3 +7,4 @@ export { formatScanSummary } from './scan-summary';
 export { formatServices } from './services';
 export { formatFetched } from './fetched';
 export { formatAnswer } from './answer';
+export { formatSymbols, formatMap, formatPack, formatTokenTotals } from './code-index';

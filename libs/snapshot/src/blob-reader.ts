@@ -69,6 +69,7 @@ export class BlobReader {
         lines.push(oid);
       }
       this.process().stdin.write(`${lines.join('\n')}\n`);
+      this.holdProcessOpen(true);
     });
   }
 
@@ -84,6 +85,20 @@ export class BlobReader {
   private request(entry: Pending): void {
     this.queue.push(entry);
     this.process().stdin.write(`${entry.oid}\n`);
+    this.holdProcessOpen(true);
+  }
+
+  /**
+   * The reader keeps the process alive only while it owes answers: an idle `cat-file` left open by
+   * a snapshot nobody closed must not stop a CLI or a test run from exiting.
+   */
+  private holdProcessOpen(hold: boolean): void {
+    const child = this.child;
+    if (!child) return;
+    for (const handle of [child, child.stdin, child.stdout, child.stderr] as Array<{ ref?(): void; unref?(): void }>) {
+      if (hold) handle.ref?.();
+      else handle.unref?.();
+    }
   }
 
   private process(): ChildProcessWithoutNullStreams {
@@ -147,7 +162,11 @@ export class BlobReader {
 
   private next(): Pending {
     const entry = this.queue[this.head++];
-    if (this.head > 4096 && this.head * 2 > this.queue.length) {
+    if (this.head === this.queue.length) {
+      this.queue.length = 0;
+      this.head = 0;
+      this.holdProcessOpen(false);
+    } else if (this.head > 4096 && this.head * 2 > this.queue.length) {
       this.queue.splice(0, this.head);
       this.head = 0;
     }

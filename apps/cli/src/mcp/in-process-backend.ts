@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { QuarryConfig } from '@quarry/config';
 import type { JobKind, WorkspaceToolInput, WorkspaceToolName, WorkspaceToolResult } from '@quarry/contracts';
 import { detectStack, scanWithStack, type DetectionMode } from '@quarry/detect';
@@ -8,6 +7,8 @@ import { LlmClient } from '@quarry/llm';
 import { InProcessJobs, WorkspaceOperations, type JobWork, type QuarryBackend, type RunOptions } from '@quarry/mcp';
 import { expandMentions } from '@quarry/mentions';
 import { FileCache } from '@quarry/workspace';
+import path from 'node:path';
+import { CodeIndexCache, findSymbols, mapTree, packArtifactName, packToFile } from '@quarry/code-index';
 import { repoReaderOf } from '@quarry/snapshot';
 import { localRoot, withLocalSnapshot } from '../commands/local';
 
@@ -20,6 +21,7 @@ import { localRoot, withLocalSnapshot } from '../commands/local';
 export class InProcessBackend implements QuarryBackend {
   private readonly jobs = new InProcessJobs();
   private readonly files = new FileCache();
+  private readonly codeIndex = new CodeIndexCache();
   private readonly operations: WorkspaceOperations;
   private readonly llm: LlmClient | undefined;
 
@@ -79,6 +81,7 @@ export class InProcessBackend implements QuarryBackend {
               root: await snapshot.workingTree(signal),
               ...this.config.files,
               fileCache: this.files,
+              codeIndex: this.codeIndex,
               fetchUrl: (url, fetchSignal) => this.fetcher.fetch(url, { signal: fetchSignal ?? signal }),
               signal,
               onProgress,
@@ -103,6 +106,15 @@ export class InProcessBackend implements QuarryBackend {
       });
       return interpretQuery({ query: input.query, context: input.context, root, llm: input.ai === 'off' ? undefined : this.llm, ai: input.ai, execute: input.execute, host, signal, onProgress });
     })).result,
+    symbols: async (input, signal, onProgress) => findSymbols(await this.codeIndex.tree(await localRoot(input.root), { signal, onProgress }), input),
+    map: async (input, signal, onProgress) => mapTree(await this.codeIndex.tree(await localRoot(input.root), { signal, onProgress }), input),
+    pack: async (input, signal, onProgress) => {
+      const root = await localRoot(input.root);
+      const id = `pack-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+      const file = path.join(this.config.artifactDir, packArtifactName(id, input.style));
+      const result = await packToFile(root, input, file, { cache: this.codeIndex, signal, onProgress, title: path.basename(root) });
+      return { ...result, artifact: { ...result.artifact, path: file } };
+    },
   };
 }
 

@@ -69,6 +69,13 @@ export function buildOpenApiDocument(): OpenAPIObject {
         },
       },
       '/v1/jobs/{id}': { get: { summary: 'A job with its status, progress, result or error', parameters: [idParam] as never, responses: { '200': { description: 'The job', ...job }, '404': error } } },
+      '/v1/jobs/{id}/artifact': {
+        get: {
+          summary: "A pack job's document, streamed (XML, Markdown or plain text)",
+          parameters: [idParam] as never,
+          responses: { '200': { description: 'The document' }, '404': error },
+        },
+      },
       '/v1/jobs/{id}/events': { get: { summary: "The job's history", parameters: [idParam] as never, responses: { '200': { description: '[{at, type, data}]' }, '404': error } } },
       '/v1/jobs/{id}/cancel': { post: { summary: 'Cancel a queued or running job', parameters: [idParam] as never, responses: { '200': { description: 'Cancelled', ...job }, '404': error, '409': error } } },
       '/v1/jobs/{id}/retry': { post: { summary: 'Run a failed or cancelled job again', parameters: [idParam] as never, responses: { '202': { description: 'Queued again', ...job }, '404': error, '409': error } } },

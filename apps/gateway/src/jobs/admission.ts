@@ -2,6 +2,7 @@ import { JobKind } from '@quarry/contracts';
 import { gateUrl, parseAllowList } from '@quarry/fetch';
 import { checkGitUrl } from '@quarry/snapshot';
 import { resolveWorkspaceRoot } from '@quarry/workspace';
+import { validateCodeIndexInput } from '@quarry/code-index';
 
 export interface AdmissionPolicy {
   workspaceRoots: readonly string[];
@@ -11,8 +12,10 @@ export interface AdmissionPolicy {
 /**
  * Checks done at submission, before a row exists, so a request that can never succeed gets its
  * 4xx at once instead of a failed job: a job that reads a workspace must name a root inside the
- * allowed roots (stored as its real path); a git source must be an https URL the policy allows; a URL must pass the URL gate (scheme, port, no
- * credentials, no internal literal address). Workers check again when they run: they may see
+ * allowed roots (stored as its real path); a git source must be an https URL the policy allows; a
+ * URL must pass the URL gate (scheme, port, no credentials, no internal literal address); a
+ * code-index request must have a sane budget, a known style, compilable globs and a symbol name
+ * that can be one. Workers check again when they run: they may see
  * another file system, and DNS is only asked at connect time.
  */
 export async function admitInput(
@@ -23,6 +26,7 @@ export async function admitInput(
   roots?: Map<string, Promise<string>>,
 ): Promise<Record<string, unknown>> {
   let admitted = input;
+  if (kind === 'symbols' || kind === 'map' || kind === 'pack') validateCodeIndexInput(kind, input);
   if (typeof input.root === 'string') {
     const requested = input.root;
     let real = roots?.get(requested);

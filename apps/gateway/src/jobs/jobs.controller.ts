@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
 import { BatchAnswer, JobPage, JobView, listJobsQuerySchema, parseOrThrow } from '@quarry/contracts';
@@ -55,6 +56,25 @@ export class JobsController {
   @Get(':id')
   get(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<JobView> {
     return this.jobs.get(id, principal);
+  }
+
+  /** A pack job's document, streamed from the artifact directory. */
+  @Get(':id/artifact')
+  async artifact(@Param('id') id: string, @CurrentPrincipal() principal: Principal, @Res() response: Response): Promise<void> {
+    const artifact = await this.jobs.artifact(id, principal);
+    response.status(200);
+    response.setHeader('content-type', artifact.contentType);
+    response.setHeader('content-length', String(artifact.bytes));
+    response.setHeader('content-disposition', `attachment; filename="${artifact.name}"`);
+    await new Promise<void>((resolve, reject) => {
+      const stream = createReadStream(artifact.file);
+      stream.on('error', reject);
+      response.on('close', () => {
+        stream.destroy();
+        resolve();
+      });
+      stream.pipe(response);
+    });
   }
 
   @Get(':id/events')

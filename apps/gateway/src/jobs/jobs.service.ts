@@ -19,6 +19,9 @@ import {
   QuarryErrorBody,
   isQuarryError,
 } from '@quarry/contracts';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { isPackArtifactName, packContentType } from '@quarry/code-index';
 import { QUARRY_CONFIG, QuarryConfig, Logger } from '@quarry/config';
 import { GroupCommit, JobRepository } from '@quarry/db';
 import { cancelChannel, enqueue, enqueueMany, withTimeout } from '@quarry/queue';
@@ -188,6 +191,31 @@ export class JobsService {
     await this.enqueueCommitted(queued);
     this.emitter.status(id, 'queued', 0);
     return queued;
+  }
+
+  /**
+   * Where a job's artifact (a pack's document) is: a succeeded pack job of this principal whose
+   * file is still in the artifact directory; `not_found` otherwise, saying why.
+   */
+  async artifact(id: string, principal: Principal): Promise<{ file: string; name: string; contentType: string; bytes: number }> {
+    const job = await this.get(id, principal);
+    if (job.kind !== 'pack') {
+      throw new QuarryError('not_found', `Job ${id} is a ${job.kind} job: only pack jobs have an artifact.`, { suggestion: 'Its result is in GET /v1/jobs/{id}.' });
+    }
+    const artifact = (job.result as { artifact?: { name?: unknown; contentType?: unknown } } | null)?.artifact;
+    if (job.status !== 'succeeded' || typeof artifact?.name !== 'string' || !isPackArtifactName(artifact.name)) {
+      throw new QuarryError('not_found', `Job ${id} has no artifact (it is ${job.status}).`, {
+        suggestion: job.status === 'failed' || job.status === 'cancelled' ? `Retry it: POST /v1/jobs/${id}/retry.` : 'Wait until it succeeds; watch it on the socket or poll GET /v1/jobs/{id}.',
+      });
+    }
+    const file = path.join(this.config.artifactDir, artifact.name);
+    const stats = await stat(file).catch(() => undefined);
+    if (!stats?.isFile()) {
+      throw new QuarryError('not_found', `The document of job ${id} is no longer stored.`, {
+        suggestion: `Pack again (POST /v1/jobs/${id}/retry), and check that gateway and workers share QUARRY_ARTIFACT_DIR.`,
+      });
+    }
+    return { file, name: artifact.name, contentType: packContentType(artifact.name), bytes: stats.size };
   }
 
   /** Whether the principal may see this job (its own, or any when keys are off). */

@@ -4,6 +4,7 @@ import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
 import { expandMentions } from '@quarry/mentions';
 import { closeSharedSearchPool } from '@quarry/search';
 import { FileCache } from '@quarry/workspace';
+import { CodeIndexCache } from '@quarry/code-index';
 import { ChildJobs } from '../child-jobs';
 import { HandlesJob, JobContext, JobHandler } from '../job-handler';
 import { JobSnapshots } from '../job-snapshots';
@@ -20,6 +21,7 @@ export class MentionsProcessor implements JobHandler<'mentions'>, OnApplicationS
     @Inject(QUARRY_CONFIG) private readonly config: QuarryConfig,
     private readonly files: FileCache,
     private readonly children: ChildJobs,
+    private readonly codeIndex: CodeIndexCache,
     private readonly snapshots: JobSnapshots,
   ) {}
 
@@ -33,6 +35,7 @@ export class MentionsProcessor implements JobHandler<'mentions'>, OnApplicationS
         root,
         ...this.config.files,
         fileCache: this.files,
+        codeIndex: this.codeIndex,
         fetchUrl: (url) => this.children.fetch(context, url),
         signal: context.signal,
         onProgress: context.progress,

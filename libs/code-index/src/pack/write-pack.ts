@@ -48,6 +48,8 @@ export interface PackOptions {
   readAheadBytes?: number;
   /** Stop between files when this is aborted. */
   signal?: AbortSignal;
+  /** Called after each file is written, with its tokens as written (for totals per language and directory). */
+  onFile?: (file: { path: string; language?: string; tokens: number }) => void;
 }
 
 export interface PackResult {
@@ -145,6 +147,7 @@ export async function writePack(files: readonly PackFile[], sink: PackSink, opti
     await write(layout.fileText(prepared.text));
     await write(layout.fileEnd(heading, prepared.text));
     tokens += prepared.tokens;
+    options.onFile?.(heading);
     stats.redactions += prepared.redactions;
     if (prepared.compressed) stats.compressed++;
   }

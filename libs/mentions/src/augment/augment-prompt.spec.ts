@@ -10,7 +10,7 @@ const bytesOf = (text: string) => Buffer.byteLength(text, 'utf8');
 /** Parses `prompt` for real and answers each mention from `outcomes`, keyed by the mention's path, pattern or URL. */
 function augment(prompt: string, outcomes: Record<string, MentionOutcome>, maxBytes?: number) {
   const { mentions, errors } = parseMentions(prompt);
-  const keyOf = (m: ParsedMention) => (m.kind === 'path' ? m.path : m.kind === 'search' ? m.query : m.kind === 'grep' ? m.pattern : m.url);
+  const keyOf = (m: ParsedMention) => (m.kind === 'path' ? m.path : m.kind === 'search' ? m.query : m.kind === 'grep' ? m.pattern : m.kind === 'url' ? m.url : `symbol:${m.symbol}`);
   return augmentPrompt({ prompt, mentions, outcomes: mentions.map((m) => outcomes[keyOf(m)] ?? { status: 'ignored' }), syntaxErrors: errors, maxBytes });
 }
 

@@ -77,6 +77,8 @@ function blockKey(block: ContextBlock): string {
       return `${block.kind}\0${block.pattern}`;
     case 'url':
       return `url\0${block.url}`;
+    case 'symbol':
+      return `symbol\0${block.symbol}`;
   }
 }
 
@@ -106,7 +108,42 @@ function sectionFor(group: Group, mentions: readonly ParsedMention[]): Section {
       return wholeSection(group, `@grep:${quoteRegex(block.pattern)}`, `Grep: ${quoteRegex(block.pattern)} (${matchCount(block)})`, block.body);
     case 'url':
       return wholeSection(group, block.url, urlHeader(block), block.text);
+    case 'symbol':
+      return symbolSection(block, group.mentions);
   }
+}
+
+/**
+ * A symbol's definitions, best first, each under a marker line with its place and kind, the code
+ * lines numbered as in their file; the rest of the matches listed by place. Like a line range, it
+ * is what was asked for, so it shrinks only after whole files and listings.
+ */
+function symbolSection(block: Extract<ContextBlock, { kind: 'symbol' }>, indexes: readonly number[]): Section {
+  const body: BodyLine[] = [];
+  let redactions = 0;
+  for (const definition of block.definitions) {
+    const qualified = definition.container === undefined ? definition.name : `${definition.container}.${definition.name}`;
+    const uses = definition.references === 0 ? '' : ` · ${plural(definition.references, 'use', 'uses')}`;
+    body.push(bodyLine(`── ${definition.path} ${spellLines(definition.startLine, definition.endLine)} · ${definition.kind} ${qualified}${uses} ──`));
+    splitLines(definition.text).forEach((text, index) => body.push(bodyLine(text, definition.startLine + index)));
+    redactions += definition.redactions ?? 0;
+  }
+  if (block.others.length > 0) {
+    body.push(bodyLine(`── also defined (${block.others.length}) ──`));
+    for (const other of block.others) body.push(bodyLine(`${other.path}:${other.line}  ${other.kind}  ${other.signature}`));
+  }
+  const languages = new Set(block.definitions.map((definition) => definition.language ?? ''));
+  const tag = languages.size === 1 ? [...languages][0].toLowerCase().replace(/[^a-z0-9_+#.-]/g, '') : '';
+  const shown = block.definitions.length < block.total ? `, ${block.definitions.length} shown` : '';
+  const redacted = redactions ? `; ${plural(redactions, 'secret', 'secrets')} redacted` : '';
+  return {
+    label: `@symbol:${block.symbol}`,
+    header: `Symbol: ${block.symbol} (${plural(block.total, 'definition', 'definitions')}${shown}${redacted})`,
+    tag,
+    body,
+    shrinksFirst: false,
+    credits: indexes.map((mention) => ({ mention, first: 1, last: Number.MAX_SAFE_INTEGER })),
+  };
 }
 
 function matchCount(block: { matches: number; shown: number }): string {

@@ -14,7 +14,34 @@ export type ContextBlock =
     }
   | { kind: 'directory'; path: string; listing: string; /** entries listed */ entries: number; truncated: boolean }
   | { kind: 'search' | 'grep'; pattern: string; body: string; matches: number; shown: number }
-  | { kind: 'url'; url: string; finalUrl: string; title?: string; text: string };
+  | { kind: 'url'; url: string; finalUrl: string; title?: string; text: string }
+  | {
+      kind: 'symbol';
+      /** The name as mentioned (`Server.start`). */
+      symbol: string;
+      /** Definitions found (at most the lookup's limit); the first `definitions.length` are shown with their code. */
+      total: number;
+      /** Best first, each with its code (secrets already redacted). */
+      definitions: SymbolDefinitionBlock[];
+      /** The other matches, best first, listed by place only. */
+      others: { path: string; line: number; kind: string; signature: string }[];
+    };
+
+/** One definition of a symbol block: where it is and its lines. */
+export interface SymbolDefinitionBlock {
+  path: string;
+  kind: string;
+  name: string;
+  container?: string;
+  startLine: number;
+  endLine: number;
+  /** Uses of the name across the repository. */
+  references: number;
+  /** The definition's lines, `startLine` to `endLine`. */
+  text: string;
+  language?: string;
+  redactions?: number;
+}
 
 export type MentionOutcome =
   | { status: 'loaded'; block: ContextBlock }

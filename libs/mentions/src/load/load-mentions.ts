@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { isQuarryError, QuarryError, type JobProgress } from '@quarry/contracts';
 import { formatMatches, searchWorkspace } from '@quarry/search';
 import {
-  DEFAULT_MAX_FILE_BYTES, FileCache, listDirectory, readWorkspaceFile, resolveInsideRoot, type DirectoryListing, type ResolvedPath,
+  DEFAULT_MAX_FILE_BYTES, FileCache, listDirectory, readWorkspaceFile, redactSecrets, resolveInsideRoot, type DirectoryListing, type ResolvedPath,
 } from '@quarry/workspace';
-import type { ContextBlock, MentionOutcome } from '../augment';
-import type { GrepMention, ParsedMention, PathMention, SearchMention, UrlMention } from '../parse';
+import { sharedCodeIndexCache, type CodeIndexCache, type IndexedTree } from '@quarry/code-index';
+import type { ContextBlock, MentionOutcome, SymbolDefinitionBlock } from '../augment';
+import type { GrepMention, ParsedMention, PathMention, SearchMention, SymbolMention, UrlMention } from '../parse';
 
 /** What a URL mention needs back from whoever fetches it (the fetch job, or SafeFetcher in-process). */
 export interface FetchedPage {
@@ -32,18 +33,25 @@ export interface LoadOptions {
   maxUrls?: number;
   signal?: AbortSignal;
   onProgress?: (progress: JobProgress) => void;
+  /**
+   * The code index @symbol: mentions look names up in: a per-worker cache, so a tree is indexed
+   * once per state, not per mention (default: one per process).
+   */
+  codeIndex?: CodeIndexCache;
 }
 
 export interface LoadedMention {
   outcome: MentionOutcome;
   /** What the mention resolved to: a path mention is a file or a directory once loaded. */
-  kind: 'file' | 'directory' | 'search' | 'grep' | 'url';
+  kind: 'file' | 'directory' | 'search' | 'grep' | 'url' | 'symbol';
   /** SHA-256 of what was loaded for it (the file's text, or the range's lines). */
   sha256?: string;
   /** Matches found by a search or grep, all counted (the block shows at most 50). */
   matches?: number;
   /** Credentials redacted in what was loaded for it. */
   redactions?: number;
+  /** Definitions a @symbol: mention matched. */
+  definitions?: number;
 }
 
 export const DEFAULT_MAX_URLS = 10;
@@ -80,6 +88,8 @@ export async function loadMentions(mentions: readonly ParsedMention[], options: 
 interface LoadContext extends LoadOptions {
   fileCache: FileCache;
   urlsLeft: number;
+  /** The tree's code index, built (or found in the cache) once for all the prompt's @symbol: mentions. */
+  symbolTree?: Promise<IndexedTree>;
 }
 
 async function loadOne(mention: ParsedMention, context: LoadContext): Promise<LoadedMention> {
@@ -93,6 +103,8 @@ async function loadOne(mention: ParsedMention, context: LoadContext): Promise<Lo
         return await loadSearch(mention, context);
       case 'url':
         return await loadUrl(mention, context);
+      case 'symbol':
+        return await loadSymbol(mention, context);
     }
   } catch (error) {
     if (context.signal?.aborted) throw context.signal.reason;
@@ -215,6 +227,59 @@ async function loadSearch(mention: SearchMention | GrepMention, context: LoadCon
     sha256: sha256(body),
     matches: result.totalMatches,
     outcome: { status: 'loaded', block: { kind: mention.kind, pattern, body, matches: result.totalMatches, shown: result.matches.length } },
+  };
+}
+
+// ── symbols ──────────────────────────────────────────────────────────────────────────────────
+
+/** Definitions shown with their code; the other matches are listed by place. */
+export const SYMBOL_DEFINITIONS_SHOWN = 5;
+/** Matches looked up per @symbol: mention. */
+const SYMBOL_MATCHES = 20;
+
+/**
+ * The definitions of the name, ranked by the symbol table (exact case first, then the most used
+ * names), the best few loaded with their code through the same reader as files (so secrets are
+ * redacted and credential files stay closed). No match → `symbol_not_found` with the closest
+ * defined names.
+ */
+async function loadSymbol(mention: SymbolMention, context: LoadContext): Promise<LoadedMention> {
+  context.symbolTree ??= (context.codeIndex ?? sharedCodeIndexCache()).tree(context.root, { signal: context.signal });
+  const tree = await context.symbolTree;
+  const matches = tree.symbolTable().lookup(mention.symbol, { limit: SYMBOL_MATCHES });
+  const definitions: SymbolDefinitionBlock[] = [];
+  for (const match of matches.slice(0, SYMBOL_DEFINITIONS_SHOWN)) {
+    const { definition } = match;
+    const file = await readWorkspaceFile(context.root, match.path, {
+      maxBytes: context.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+      allowSecrets: context.allowSecrets,
+      cache: context.fileCache,
+      range: { start: definition.startLine, end: definition.endLine },
+    });
+    definitions.push({
+      path: match.path,
+      kind: definition.kind,
+      name: definition.name,
+      ...(definition.container === undefined ? {} : { container: definition.container }),
+      startLine: definition.startLine,
+      endLine: definition.endLine,
+      references: match.references,
+      text: file.text,
+      ...(file.language ? { language: file.language.toLowerCase() } : {}),
+      ...(file.redactions ? { redactions: file.redactions } : {}),
+    });
+  }
+  // A constant's signature is its whole line: credentials in it are redacted like file contents.
+  const others = matches
+    .slice(SYMBOL_DEFINITIONS_SHOWN)
+    .map((match) => ({ path: match.path, line: match.definition.line, kind: match.definition.kind, signature: redactSecrets(match.definition.signature).text }));
+  const redactions = definitions.reduce((sum, definition) => sum + (definition.redactions ?? 0), 0);
+  return {
+    kind: 'symbol',
+    sha256: sha256(definitions.map((definition) => `${definition.path}:${definition.startLine}\n${definition.text}`).join('\n')),
+    definitions: matches.length,
+    ...(redactions ? { redactions } : {}),
+    outcome: { status: 'loaded', block: { kind: 'symbol', symbol: mention.symbol, total: matches.length, definitions, others } },
   };
 }
 

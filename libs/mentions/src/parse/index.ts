@@ -13,5 +13,6 @@ export type {
   PathMention,
   SearchMention,
   Span,
+  SymbolMention,
   UrlMention,
 } from './types';

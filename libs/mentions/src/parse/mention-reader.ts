@@ -1,4 +1,5 @@
-import { closestMatch } from '@quarry/contracts';
+import { closestMatch, isQuarryError } from '@quarry/contracts';
+import { parseSymbolQuery } from '@quarry/code-index';
 import { Code, isAsciiLetter, isDigit, isSmartDoubleQuote, isWhitespace, lineEnd } from './chars';
 import { parseLineRange } from './line-range';
 import { readQuoted, tokenEnd, trimmedEnds, unescapeLiteral, unescapeRegex } from './tokens';
@@ -7,10 +8,10 @@ import type { MentionSyntaxError, MentionSyntaxErrorKind, ParseResult, Span } fr
 /** Longest `@search:`/`@grep:` pattern accepted, in characters (the search library enforces the same cap). */
 export const MAX_PATTERN_LENGTH = 1000;
 
-export const MENTION_PREFIXES = ['search', 'grep', 'url'] as const;
+export const MENTION_PREFIXES = ['search', 'grep', 'url', 'symbol'] as const;
 type PatternPrefix = 'search' | 'grep';
 
-const MENTION_FORMS = '@path, @"path with spaces", @path#L10-20, @search:"text", @grep:"regex" and @url:https://…';
+const MENTION_FORMS = '@path, @"path with spaces", @path#L10-20, @search:"text", @grep:"regex", @url:https://… and @symbol:Name';
 
 /**
  * Reads the mention whose `@` is at `at` (already known to be in a position where a mention may
@@ -134,6 +135,7 @@ function prefixColon(text: string, from: number): number {
 function readPrefixed(text: string, at: number, name: string, valueAt: number, out: ParseResult): number | undefined {
   if (name === 'search' || name === 'grep') return readPattern(text, at, name, valueAt, out);
   if (name === 'url') return readUrl(text, at, valueAt, out);
+  if (name === 'symbol') return readSymbol(text, at, valueAt, out);
   const lower = name.toLowerCase();
   if ((lower === 'http' || lower === 'https') && text.startsWith('//', valueAt)) {
     const end = lastTrimmedEnd(text, at + 1, tokenEnd(text, at + 1, 'url'));
@@ -200,6 +202,39 @@ function readUrl(text: string, at: number, valueAt: number, out: ParseResult): n
   const problem = urlProblem(url);
   if (problem) return report(out, 'mention_invalid', text, [at, end], problem.message, problem.suggestion);
   out.mentions.push({ kind: 'url', raw: text.slice(at, end), span: [at, end], url });
+  return end;
+}
+
+/**
+ * `@symbol:Name`, `@symbol:Class.method`, `@symbol:"Ns::fn"`; a trailing `()` is allowed
+ * (`@symbol:start()`). The name's syntax is checked here (`symbol_invalid`); whether it is
+ * defined is the loader's question.
+ */
+function readSymbol(text: string, at: number, valueAt: number, out: ParseResult): number {
+  const next = text.charCodeAt(valueAt);
+  if (valueAt >= text.length || isWhitespace(next)) {
+    return report(out, 'symbol_invalid', text, [at, valueAt], '@symbol: has no name', 'Write the name right after the colon, e.g. @symbol:parseMentions or @symbol:Server.start');
+  }
+  if (isSmartDoubleQuote(next) || next === Code.SingleQuote) return reportWrongQuotes(text, at, valueAt, out);
+  let end: number;
+  let value: string;
+  if (next === Code.DoubleQuote) {
+    const quoted = readQuoted(text, valueAt);
+    if (!quoted.closed) return reportUnterminated(text, at, quoted.end, out);
+    end = quoted.end;
+    value = unescapeLiteral(quoted.body).trim();
+  } else {
+    end = lastTrimmedEnd(text, valueAt, tokenEnd(text, valueAt, 'path'));
+    value = text.slice(valueAt, end);
+  }
+  const symbol = value.endsWith('()') ? value.slice(0, -2) : value;
+  try {
+    const query = parseSymbolQuery(symbol);
+    out.mentions.push({ kind: 'symbol', raw: text.slice(at, end), span: [at, end], symbol, name: query.name, ...(query.container === undefined ? {} : { container: query.container }) });
+  } catch (error) {
+    if (!isQuarryError(error)) throw error;
+    return report(out, 'symbol_invalid', text, [at, end], error.message, error.suggestion ?? 'e.g. @symbol:Server.start');
+  }
   return end;
 }
 

@@ -22,6 +22,8 @@ function describeMention(m: ParsedMention): string {
       return `grep «${m.pattern}»`;
     case 'url':
       return `url ${m.url}`;
+    case 'symbol':
+      return `symbol ${m.container === undefined ? '' : `${m.container}›`}${m.name}`;
   }
 }
 
@@ -237,6 +239,30 @@ const cases: [name: string, prompt: string, expected: string[]][] = [
   ['unknown prefix with unterminated quotes', '@file:"a.ts and more', ['mention_invalid @file:"a.ts and more']],
   ['unknown word with colon is a path', '@notes:draft.md', ['file notes:draft.md']],
 
+  // symbols
+  ['symbol', 'where is @symbol:parseMentions defined?', ['symbol parseMentions']],
+  ['symbol with a container', '@symbol:Server.start', ['symbol Server›start']],
+  ['symbol, C++ qualified', '@symbol:ns::Foo::bar', ['symbol Foo›bar']],
+  ['symbol, PHP namespace', '@symbol:"App\\Models\\User"', ['symbol Models›User']],
+  ['symbol, Ruby instance method', '@symbol:Foo#bar', ['symbol Foo›bar']],
+  ['symbol with trailing sentence punctuation', 'See @symbol:Server.start.', ['symbol Server›start']],
+  ['symbol with call parentheses', '(@symbol:start())', ['symbol start']],
+  ['symbol in parentheses', '(see @symbol:start)', ['symbol start']],
+  ['symbol quoted', '@symbol:"Server.start"', ['symbol Server›start']],
+  ['symbol with a dollar and digits', '@symbol:$el2', ['symbol $el2']],
+  ['symbol, unicode name', '@symbol:größe', ['symbol größe']],
+  ['symbol, empty', '@symbol: x', ['symbol_invalid @symbol:']],
+  ['symbol, empty quotes', '@symbol:""', ['symbol_invalid @symbol:""']],
+  ['symbol, regex syntax refused', '@symbol:foo.*bar', ['symbol_invalid @symbol:foo.*bar']],
+  ['symbol, regex bomb refused', '@symbol:"(a+)+$"', ['symbol_invalid @symbol:"(a+)+$"']],
+  ['symbol, spaces in quotes refused', '@symbol:"my func"', ['symbol_invalid @symbol:"my func"']],
+  ['symbol, too long', `@symbol:${'a'.repeat(257)}`, [`symbol_invalid @symbol:${'a'.repeat(257)}`]],
+  ['symbol, only separators', '@symbol:::', ['symbol_invalid @symbol:::']],
+  ['symbol, single quotes', "@symbol:'foo'", ["mention_invalid @symbol:'foo'"]],
+  ['symbol, unterminated quote', '@symbol:"foo', ['mention_invalid @symbol:"foo']],
+  ['misspelled symbol prefix', '@symbl:Foo', ['mention_invalid @symbl:Foo']],
+  ['symbol inside code is left alone', 'run `@symbol:Foo` now', []],
+
   // mixed
   [
     'the issue example',
@@ -281,6 +307,9 @@ describe('parseMentions: suggestions', () => {
     ['@"a b', 'mention_invalid', 'Close the quote: @"a b"'],
     ["@search:'foo bar'", 'mention_invalid', 'Did you mean @search:"foo bar"?'],
     ['@“my file.md”', 'mention_invalid', 'Did you mean @"my file.md"?'],
+    ['@symbl:Server.start', 'mention_invalid', 'Did you mean @symbol:Server.start?'],
+    ['@symbol:', 'symbol_invalid', 'Write the name right after the colon, e.g. @symbol:parseMentions or @symbol:Server.start'],
+    ['@symbol:a+b', 'symbol_invalid', 'To find text or a pattern, use @search:"…" or @grep:"…" instead.'],
   ])('%s → %s: %s', (prompt, kind, suggestion) => {
     expect(suggestionFor(prompt)).toMatchObject({ kind, suggestion });
   });
@@ -305,6 +334,12 @@ describe('parseMentions: suggestions', () => {
 });
 
 describe('parseMentions: the typed result', () => {
+  it('gives every field of a symbol mention', () => {
+    expect(parseMentions('fix @symbol:Server.start() now').mentions).toEqual([
+      { kind: 'symbol', raw: '@symbol:Server.start()', span: [4, 26], symbol: 'Server.start', name: 'start', container: 'Server' },
+    ]);
+  });
+
   it('gives spans, raw text and every field of a path mention', () => {
     const prompt = 'Review @src/app.ts#L10-40 now';
     expect(parseMentions(prompt)).toEqual({

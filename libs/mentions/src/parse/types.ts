@@ -46,10 +46,20 @@ export interface UrlMention extends MentionBase {
   url: string;
 }
 
-export type ParsedMention = PathMention | SearchMention | GrepMention | UrlMention;
+export interface SymbolMention extends MentionBase {
+  kind: 'symbol';
+  /** The name as written (`Server.start`, `Ns::fn`), quotes and a trailing `()` removed: the loader looks it up. */
+  symbol: string;
+  /** Its last part: the name to define. */
+  name: string;
+  /** The part before it (`Server` in `Server.start`), when qualified. */
+  container?: string;
+}
+
+export type ParsedMention = PathMention | SearchMention | GrepMention | UrlMention | SymbolMention;
 export type MentionKind = ParsedMention['kind'];
 
-export type MentionSyntaxErrorKind = 'mention_invalid' | 'range_invalid' | 'pattern_invalid';
+export type MentionSyntaxErrorKind = 'mention_invalid' | 'range_invalid' | 'pattern_invalid' | 'symbol_invalid';
 
 /** Something that was meant as a mention but cannot be used; never dropped silently. */
 export interface MentionSyntaxError extends MentionBase {
