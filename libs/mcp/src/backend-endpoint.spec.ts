@@ -65,8 +65,11 @@ describe('BackendEndpoint', () => {
       { type: 'text', text: expect.stringContaining('hello') },
       expect.objectContaining({ type: 'resource_link', uri: `quarry://jobs/${job.id}` }),
     ]);
-    // The count came within the interval of the announcement, and the result followed it at once.
-    expect(sent).toEqual([{ progress: 0, message: `queued as job ${job.id}` }]);
+    // The count came within the interval of the announcement; it is still sent, before the result.
+    expect(sent).toEqual([
+      { progress: 0, message: `queued as job ${job.id}` },
+      { progress: 1, total: 1, message: 'fetching 1/1' },
+    ]);
   });
 
   it('turns a typed failure into a tool error carrying it', async () => {
