@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api } from './api.js';
 import type { MapInput, MapResult, PackInput, PackResult, QuarryErrorBody, SymbolsInput, SymbolsResult } from './contracts.js';
-import { type FormValues, ROOT_FIELD, fieldNamedIn, registerKind, rootProblem, text, workspaceFieldFor } from './kinds.js';
+import { type FormValues, PATH_FIELD, fieldNamedIn, pathProblem, registerKind, text, workspaceFieldFor } from './kinds.js';
 import { ErrorBox, formatBytes, formatCount, formatDuration, html } from './ui.js';
 
 /*
@@ -168,12 +168,12 @@ registerKind({
   title: 'Symbols',
   description: 'Where a name is defined (Name, Class.method), ranked, or every definition in the files a glob selects — from a tree-sitter parse of 11 languages.',
   fields: [
-    ROOT_FIELD,
+    PATH_FIELD,
     { name: 'name', label: 'Symbol', type: 'text', placeholder: 'Server.start', hint: 'Leave empty to list every definition.' },
     { name: 'path', label: 'Files', type: 'text', placeholder: 'src/**/*.ts', hint: 'A glob relative to the repository (optional).' },
   ],
   validate(values) {
-    const problem = rootProblem(values.root);
+    const problem = pathProblem(values.root);
     const name = text(values, 'name');
     return { root: problem, name: name.length > 256 ? 'A symbol name is at most 256 characters.' : undefined };
   },
@@ -195,12 +195,12 @@ registerKind({
   title: 'Map',
   description: 'The repo map: the most important files and their signatures, ranked by who uses what (PageRank), cut exactly to a token budget.',
   fields: [
-    ROOT_FIELD,
+    PATH_FIELD,
     { name: 'tokens', label: 'Token budget', type: 'text', placeholder: '2048' },
     { name: 'focus', label: 'Focus', type: 'text', placeholder: 'src/app.ts, parseConfig', hint: 'Files or symbols to rank toward, comma-separated (optional).' },
   ],
   validate(values) {
-    return { root: rootProblem(values.root), tokens: budgetProblem(text(values, 'tokens'), 'The budget', 1_000_000) };
+    return { root: pathProblem(values.root), tokens: budgetProblem(text(values, 'tokens'), 'The budget', 1_000_000) };
   },
   toInput: (values): MapInput => ({
     root: text(values, 'root'),
@@ -217,7 +217,7 @@ registerKind({
   title: 'Pack',
   description: 'The repository as one LLM-ready document — tree, then every text file with its token count — secrets redacted, streamed to a download.',
   fields: [
-    ROOT_FIELD,
+    PATH_FIELD,
     {
       name: 'style',
       label: 'Style',
@@ -234,7 +234,7 @@ registerKind({
     { name: 'compress', label: 'Keep signatures, drop function bodies', type: 'checkbox' },
   ],
   validate(values) {
-    return { root: rootProblem(values.root), maxTokens: budgetProblem(text(values, 'maxTokens'), 'The budget', 1_000_000_000) };
+    return { root: pathProblem(values.root), maxTokens: budgetProblem(text(values, 'maxTokens'), 'The budget', 1_000_000_000) };
   },
   toInput: (values): PackInput => ({
     root: text(values, 'root'),
