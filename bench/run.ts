@@ -38,7 +38,7 @@ interface Target {
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
   const onlyIndex = argv.indexOf('--only');
-  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 's', 'x', 'i', 'r'] : (argv[onlyIndex + 1] ?? '').split(','));
+  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 's', 'x', 'i', 'r', 'h'] : (argv[onlyIndex + 1] ?? '').split(','));
   const started = Date.now();
   // Packing the whole kernel cold (--whole-linux) takes many minutes on its own.
   const watchdogMs = argv.includes('--whole-linux') || /whole/.test(argv[argv.indexOf('--i-parts') + 1] ?? '') ? 3 * WATCHDOG_MS : WATCHDOG_MS;
@@ -217,6 +217,23 @@ async function main(argv: string[]): Promise<number> {
       measured: `${(snapshot.repeatScanMs / snapshot.localScanMs).toFixed(2)}x, ${overhead >= 0 ? '+' : ''}${overhead.toFixed(0)} ms (${snapshot.repeatScanMs.toFixed(0)} vs ${snapshot.localScanMs.toFixed(0)} ms)`,
       met: snapshot.repeatScanMs <= 1.3 * snapshot.localScanMs && overhead <= 50 && snapshot.countsMatch,
     });
+  }
+
+  if (only.has('h')) {
+    console.log('\n(h) one scan across worker processes on Linux: 1 vs 2 workers, one-file re-scan, vs rg -c, RSS (bench/shards.bench.ts)');
+    console.log(`  ${describeQuiet(await waitForQuiet())}`);
+    const { runShardsBench } = await import('./shards.bench');
+    const shards = await runShardsBench({ four: argv.includes('--h-four') });
+    (results as Record<string, unknown>).shards = shards;
+    const one = shards.rows.find((row) => row.workers === 1);
+    const two = shards.rows.find((row) => row.workers === 2);
+    if (one && two) {
+      targets.push({ figure: '(h) first scan of Linux by URL, 2 workers vs 1', target: '≥ 1.8x', measured: `${(one.ms / two.ms).toFixed(2)}x (${(one.ms / 1000).toFixed(1)} s vs ${(two.ms / 1000).toFixed(1)} s)`, met: one.ms / two.ms >= 1.8 && shards.countsMatch });
+      targets.push({ figure: '(h) first scan, 1 worker / rg -c', target: '≤ 1.5x', measured: `${(one.ms / shards.rgMs).toFixed(2)}x (${(one.ms / 1000).toFixed(1)} s vs ${(shards.rgMs / 1000).toFixed(1)} s; by path ${(shards.pathScanMs / 1000).toFixed(1)} s)`, met: one.ms <= 1.5 * shards.rgMs });
+      const rss = Math.max(...shards.rows.flatMap((row) => row.peakRssMB));
+      targets.push({ figure: '(h) peak RSS per worker', target: '< 300 MB', measured: `${rss} MB`, met: rss < 300 });
+    }
+    targets.push({ figure: '(h) re-scan after a one-file commit', target: '< 1 s', measured: `${shards.rescanMs.toFixed(0)} ms (${JSON.stringify(shards.rescanBlobs)})`, met: shards.rescanMs < 1_000 });
   }
 
   if (only.has('i')) {
