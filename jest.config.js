@@ -14,9 +14,11 @@ const swc = [
 const moduleNameMapper = {
   // The LLM settings alone, so loading the config does not load the openai client.
   '^@quarry/llm/(settings|testing)$': '<rootDir>/libs/llm/src/$1',
+  // The configuration without NestJS, for the CLI's start-up.
+  '^@quarry/config/settings$': '<rootDir>/libs/config/src/settings',
   // One native re2 per process (see test/support/node-environment.js).
   '^re2$': '<rootDir>/test/support/re2-shared.js',
-  '^@quarry/(contracts|config|db|queue|workspace|fetch|llm|detect|search|mentions|interpret|render|mcp|code-index|snapshot)$': '<rootDir>/libs/$1/src',
+  '^@quarry/(contracts|config|db|queue|workspace|fetch|llm|detect|search|mentions|interpret|render|mcp|code-index|snapshot|blob-scan)$': '<rootDir>/libs/$1/src',
 };
 const common = {
   transform: { '^.+\\.(t|j)s$': swc },

@@ -9,11 +9,12 @@
  *   (g) guarded fetch agent vs plain undici; cache-hit library time (bench/fetch.bench.ts)
  *   (e) stack detection vs a gitignore-aware walk of the same tree (bench/detect.bench.ts)
  *   (m) mentions: parse 1 MB of prose, @search/@grep vs ripgrep, cached file load (bench/mentions.bench.ts)
+ *   (s) cold search on the Linux tree: `quarry search` / `quarry mention` as whole CLI runs vs rg (bench/search-cli.bench.ts)
  *   (x) MCP: read_file and search_text over stdio vs the same operation in-process (bench/mcp.bench.ts)
  *   (i) code index on Linux fs/: symbols vs ctags, tokenizers, token totals and pack vs Repomix (bench/code-index.bench.ts)
  *   (r) repositories by URL on Linux: first scan vs blobless clone + rg --files; cache-hit repeat vs path scan (bench/snapshot.bench.ts)
  *
- * Options: --only a,b,p,c,d,f,g,e,m,x,i,r (p = Postgres round-trip profile; default: all); --whole-linux
+ * Options: --only a,b,p,c,d,f,g,e,m,s,x,i,r (p = Postgres round-trip profile; default: all); --whole-linux
  * to also pack the whole Linux tree in (i), --i-parts index,tokens,pack,whole,product to run only some of (i); --quick for a
  * short smoke run; --pin to pin each scan worker of (c) to its own CPU (taskset). Everything runs on 127.0.0.1; the whole run is
  * bounded by a watchdog, and child processes and queue keys are removed at the end.
@@ -37,7 +38,7 @@ interface Target {
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
   const onlyIndex = argv.indexOf('--only');
-  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 'x', 'i', 'r'] : (argv[onlyIndex + 1] ?? '').split(','));
+  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 's', 'x', 'i', 'r', 'h'] : (argv[onlyIndex + 1] ?? '').split(','));
   const started = Date.now();
   // Packing the whole kernel cold (--whole-linux) takes many minutes on its own.
   const watchdogMs = argv.includes('--whole-linux') || /whole/.test(argv[argv.indexOf('--i-parts') + 1] ?? '') ? 3 * WATCHDOG_MS : WATCHDOG_MS;
@@ -49,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
   printMachine();
-  const results: { service?: ServiceBenchReport; walk?: unknown; fetch?: unknown; detect?: unknown; mentions?: unknown; mcp?: unknown; codeIndex?: unknown; snapshot?: unknown } = {};
+  const results: { service?: ServiceBenchReport; walk?: unknown; fetch?: unknown; detect?: unknown; mentions?: unknown; mcp?: unknown; codeIndex?: unknown; searchCli?: unknown; snapshot?: unknown } = {};
   const targets: Target[] = [];
 
   if (only.has('a') || only.has('b') || only.has('c') || only.has('p') || only.has('f')) {
@@ -184,6 +185,25 @@ async function main(argv: string[]): Promise<number> {
     );
   }
 
+  if (only.has('s')) {
+    console.log('\n(s) cold search on the Linux tree, whole CLI invocations vs rg (bench/search-cli.bench.ts)');
+    console.log(`  ${describeQuiet(await waitForQuiet())}`);
+    const { runSearchCliBench } = await import('./search-cli.bench');
+    const report = await runSearchCliBench({ runs: quick ? 3 : 7 });
+    results.searchCli = report;
+    const rgTotal = (query: string) => report.rows.find((row) => row.tool === 'rg' && row.query === query)?.total;
+    targets.push(
+      ...report.rows
+        .filter((row) => row.ratio !== undefined)
+        .map((row) => ({
+          figure: `(s) ${row.tool} ${row.query} vs rg, whole CLI, median wall`,
+          target: `≤ ${row.target}x, counts equal`,
+          measured: `${row.ratio!.toFixed(2)}x (${(row.wallMedianMs / 1000).toFixed(2)} s; ${row.total} vs ${rgTotal(row.query)} lines; others' load ${report.otherBusyCores.toFixed(2)} cores)`,
+          met: row.ratio! <= row.target && row.total === rgTotal(row.query),
+        })),
+    );
+  }
+
   if (only.has('r')) {
     console.log('\n(r) repositories by URL on Linux: first scan vs blobless clone + rg; cache-hit repeat vs path scan (bench/snapshot.bench.ts)');
     console.log(`  ${describeQuiet(await waitForQuiet())}`);
@@ -197,6 +217,23 @@ async function main(argv: string[]): Promise<number> {
       measured: `${(snapshot.repeatScanMs / snapshot.localScanMs).toFixed(2)}x, ${overhead >= 0 ? '+' : ''}${overhead.toFixed(0)} ms (${snapshot.repeatScanMs.toFixed(0)} vs ${snapshot.localScanMs.toFixed(0)} ms)`,
       met: snapshot.repeatScanMs <= 1.3 * snapshot.localScanMs && overhead <= 50 && snapshot.countsMatch,
     });
+  }
+
+  if (only.has('h')) {
+    console.log('\n(h) one scan across worker processes on Linux: 1 vs 2 workers, one-file re-scan, vs rg -c, RSS (bench/shards.bench.ts)');
+    console.log(`  ${describeQuiet(await waitForQuiet())}`);
+    const { runShardsBench } = await import('./shards.bench');
+    const shards = await runShardsBench({ four: argv.includes('--h-four') });
+    (results as Record<string, unknown>).shards = shards;
+    const one = shards.rows.find((row) => row.workers === 1);
+    const two = shards.rows.find((row) => row.workers === 2);
+    if (one && two) {
+      targets.push({ figure: '(h) first scan of Linux by URL, 2 workers vs 1', target: '≥ 1.8x', measured: `${(one.ms / two.ms).toFixed(2)}x (${(one.ms / 1000).toFixed(1)} s vs ${(two.ms / 1000).toFixed(1)} s)`, met: one.ms / two.ms >= 1.8 && shards.countsMatch });
+      targets.push({ figure: '(h) first scan, 1 worker / rg -c', target: '≤ 1.5x', measured: `${(one.ms / shards.rgMs).toFixed(2)}x (${(one.ms / 1000).toFixed(1)} s vs ${(shards.rgMs / 1000).toFixed(1)} s; by path ${(shards.pathScanMs / 1000).toFixed(1)} s)`, met: one.ms <= 1.5 * shards.rgMs });
+      const rss = Math.max(...shards.rows.flatMap((row) => row.peakRssMB));
+      targets.push({ figure: '(h) peak RSS per worker', target: '< 300 MB', measured: `${rss} MB`, met: rss < 300 });
+    }
+    targets.push({ figure: '(h) re-scan after a one-file commit', target: '< 1 s', measured: `${shards.rescanMs.toFixed(0)} ms (${JSON.stringify(shards.rescanBlobs)})`, met: shards.rescanMs < 1_000 });
   }
 
   if (only.has('i')) {

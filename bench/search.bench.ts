@@ -38,11 +38,8 @@ const QUERIES: readonly Query[] = [
   { mode: 'regex', pattern: String.raw`\w+_error\(`, rgFlags: ['-c'], target: 3 },
 ];
 
-/**
- * rg lists hidden files only with --hidden and then walks into .git unless told not to; these
- * flags make it search exactly the files walkFiles lists, skipping the ones over our size cap.
- */
-const RG_SCOPE = ['--hidden', '--glob', '!.git', '--max-filesize', `${DEFAULT_MAX_FILE_BYTES / (1024 * 1024)}M`];
+/** Both skip hidden files (rg's default, and the search's); these flags also skip the files over our size cap. */
+const RG_SCOPE = ['--max-filesize', `${DEFAULT_MAX_FILE_BYTES / (1024 * 1024)}M`];
 
 export interface SearchBenchRow {
   tree: string;

@@ -327,6 +327,57 @@ describe('the quarry CLI', () => {
     });
   });
 
+  describe('search', () => {
+    const tree = () => makeTree({ 'src/a.c': 'int foo_error(void);\n// TODO one\n// todo two\n', 'src/b.h': 'TODO\n', 'blob.bin': Buffer.from([0, 1]) });
+
+    it('counts like rg -c in-process, --json gives {total, files, indexed}', async () => {
+      const root = tree();
+      const run = await quarry(['search', root, 'TODO', '--json']);
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ total: 2, files: 2, indexed: false, skipped: { binary: 1 } });
+      const countsOnly = await quarry(['search', root, 'TODO', '--json', '--max-results', '0']);
+      expect(JSON.parse(countsOnly.stdout)).toMatchObject({ total: 2, files: 2, hits: [], truncated: true });
+      const folded = await quarry(['search', root, 'todo', '--ignore-case', '--counts']);
+      expect(folded.stdout).toBe('src/a.c:2\nsrc/b.h:1\n');
+      expect(folded.stderr).toContain('3 matching lines in 2 files (2 searched); not searched: 1 binary');
+      const grep = await quarry(['search', root, String.raw`\w+_error\(`, '--regex', '--path', '*.c']);
+      expect(grep.stdout).toBe('src/a.c:1:int foo_error(void);\n');
+      expect((await quarry(['search', root, 'absent'])).code).toBe(1);
+    });
+
+    it('exits 2 with a typed error for a regex RE2 refuses, an empty pattern or a missing root', async () => {
+      const root = tree();
+      const lookahead = await quarry(['search', root, 'foo(?=bar)', '--regex']);
+      expect(lookahead.code).toBe(2);
+      expect(lookahead.stderr).toContain('regex_invalid');
+      expect(lookahead.stderr).toContain('lookahead');
+      const empty = await quarry(['search', root, '']);
+      expect(empty.code).toBe(2);
+      expect(empty.stderr).toContain('pattern_invalid');
+      expect((await quarry(['search', '/no/such/dir', 'x'])).stderr).toContain('root_not_found');
+    });
+
+    it('searches on the gateway with --server (POST /v1/search), inside its workspace roots only', async () => {
+      const root = tree();
+      const stack = await TestStack.start({ workspaceRoots: [root] });
+      try {
+        const run = await quarry(['search', root, 'TODO', '--server', stack.url, '--json']);
+        expect(run.code).toBe(0);
+        expect(JSON.parse(run.stdout)).toMatchObject({ total: 2, files: 2, indexed: false, hits: [{ path: 'src/a.c', line: 2, column: 4 }, { path: 'src/b.h', line: 1 }] });
+        const outside = await quarry(['search', os.tmpdir(), 'TODO', '--server', stack.url]);
+        expect(outside.code).toBe(2);
+        expect(outside.stderr).toContain('path_outside_root');
+        const bad = await stack.request('POST', '/v1/search', { root, pattern: '(a)\\1', regex: true });
+        expect(bad.status).toBe(400);
+        expect(bad.body).toMatchObject({ kind: 'regex_invalid', suggestion: expect.any(String) });
+        const missing = await stack.request('POST', '/v1/search', { pattern: 'x' });
+        expect(missing).toMatchObject({ status: 400, body: { kind: 'input_invalid' } });
+      } finally {
+        await stack.close();
+      }
+    });
+  });
+
   describe('keys', () => {
     it('creates a key once, lists it and revokes it', async () => {
       const env = { QUARRY_DATABASE_URL: TEST_DATABASE_URL };

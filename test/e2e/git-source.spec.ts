@@ -108,8 +108,10 @@ describe('scanning repositories by URL', () => {
     expect(servedBy).toEqual(new Set(['worker-1', 'worker-2']));
     for (const dataDir of dataDirs) expect(readdirSync(path.join(dataDir, 'git', 'repos'))).toHaveLength(1);
     // One ref look-up per job; fetches only for each worker's first job (its commit, then its blobs).
+    // With the per-blob facts in Postgres, a worker whose first job follows the other worker's
+    // scan reads no content to count, so its detection's manifests come in a round of their own.
     expect(server.lookups().length - lookupsBefore).toBe(6);
-    expect(server.fetches().length - fetchesBefore).toBeLessThanOrEqual(2 * 3);
+    expect(server.fetches().length - fetchesBefore).toBeLessThanOrEqual(2 * 4);
   });
 
   it('a ref that does not exist fails the job once with ref_not_found, not retried', async () => {

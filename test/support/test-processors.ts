@@ -6,6 +6,8 @@ import { HandlesJob, JobContext, JobHandler } from '../../apps/worker/src/job-ha
 import { ScanProcessor } from '../../apps/worker/src/processors/scan.processor';
 import { StackDetector } from '../../apps/worker/src/stack-detector';
 import { JobSnapshots } from '../../apps/worker/src/job-snapshots';
+import { ScanShards } from '../../apps/worker/src/scan-shards';
+import { BlobFactRepository } from '../../libs/db/src';
 
 /** Fails the first attempt of every job with a transient error, then scans for real. */
 @Injectable()
@@ -14,9 +16,9 @@ export class FlakyScanProcessor implements JobHandler<'scan'> {
   static readonly attemptsSeen: Array<{ jobId: string; attempt: number; at: number }> = [];
   private readonly real: ScanProcessor;
 
-  constructor(@Inject(QUARRY_CONFIG) config: QuarryConfig, detector: StackDetector, snapshots: JobSnapshots) {
+  constructor(@Inject(QUARRY_CONFIG) config: QuarryConfig, detector: StackDetector, snapshots: JobSnapshots, facts: BlobFactRepository, shards: ScanShards) {
     void config;
-    this.real = new ScanProcessor(snapshots, detector);
+    this.real = new ScanProcessor(snapshots, detector, facts, shards);
   }
 
   run(input: ScanInput, context: JobContext): Promise<ScanResult> {

@@ -25,6 +25,12 @@ describe('scan summary', () => {
     expect(text).toMatch(/TypeScript\s+2\s+100\s+2\.0 KB\s+80\.0%/);
     expect(text).toMatch(/src\s+2 files/);
     expect(text).toContain('src/a.ts');
+    expect(text).not.toContain('blobs read');
+  });
+
+  it('says how a sharded scan ran: blobs read and known, shards, workers', () => {
+    const text = formatScanSummary({ ...result, shards: 12, workers: 2, workerIds: ['a', 'b'], blobs: { total: 3_000, processed: 1, reused: 2_999 } });
+    expect(text).toContain('1 of 3,000 blobs read (2,999 known) in 12 shards on 2 workers');
   });
 
   it('formats sizes', () => {

@@ -1,11 +1,12 @@
-import 'reflect-metadata';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { ConfigError, loadConfig, packageVersion as version } from '@quarry/config';
+import { ConfigError, loadConfig, packageVersion as version } from '@quarry/config/settings';
 import { QuarryError } from '@quarry/contracts';
 import { EXIT, printError } from './cli-output';
-import { ClientError } from './quarry-client';
+import { ClientError } from './client-error';
 
-// Commands load their modules on use: `quarry scan` should not pay for Prisma or Nest.
+// Commands load their modules on use: `quarry scan` should not pay for Prisma or Nest, and
+// `quarry search` pays for neither, nor for the socket.io client (the gateway and worker entry
+// points load reflect-metadata themselves).
 const jobs = () => import('./commands/jobs');
 const keyCommands = () => import('./commands/keys');
 
@@ -23,6 +24,12 @@ const numeric = (value: string) => {
   return parsed;
 };
 const ENCODINGS = ['o200k_base', 'cl100k_base'];
+
+const wholeNumber = (value: string) => {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('expected a whole number ≥ 0');
+  return parsed;
+};
 
 /** Runs the CLI; resolves with the exit code, or undefined for long-running servers. */
 export async function main(argv: string[]): Promise<number | undefined> {
@@ -159,6 +166,26 @@ export async function main(argv: string[]): Promise<number | undefined> {
       code = await mentionCommand(prompt, { ...options, remote: options.server !== undefined });
     });
   program
+    .command('search <path> <pattern>')
+    .description('search a repository for a fixed string (or an RE2 regex with --regex); counts equal `rg -c` on the same files')
+    .option('--regex', 'PATTERN is an RE2 regular expression (default: a fixed string, as rg -F)')
+    .option('-i, --ignore-case', 'fold case, as rg -i')
+    .option('-S, --smart-case', 'fold case unless PATTERN has an upper-case letter, as rg -S')
+    .option('--path <glob>', 'only files matching this glob (*.c at any depth; drivers/**/*.c on the path)')
+    .option('--directory <dir>', 'search only this directory (relative to PATH)')
+    .option('--hidden', 'search hidden files and directories too, as rg --hidden')
+    .option('--max-results <n>', 'matching lines shown, 0 for counts only (all are counted; default 200, 50 with --json)', wholeNumber)
+    .option('--context <n>', 'lines of context around each hit (with --json)', wholeNumber)
+    .option('--counts', 'print path:count for every matching file, as rg -c')
+    .option('--local', 'search in this process (the default)')
+    .option('--server <url>', 'search on this gateway (POST /v1/search) instead of in this process')
+    .option('--key <key>', 'API key for --server (default: $QUARRY_API_KEY)', process.env.QUARRY_API_KEY)
+    .option('--json', 'print JSON: {total, files, indexed, hits, …}')
+    .action(async (target: string, pattern: string, options) => {
+      const { searchCommand } = await import('./commands/search');
+      code = await searchCommand(target, pattern, options);
+    });
+  program
     .command('ask <question>')
     .description('answer a question about a workspace: a tool plan (AI first, rules as the fallback), then the tools run')
     .option('--root <dir>', 'the workspace', '.')
@@ -248,7 +275,7 @@ async function migrate(databaseUrl: string, quiet: boolean): Promise<void> {
 
 const REFUSALS = new Set([
   'input_invalid', 'url_invalid', 'url_blocked', 'path_not_absolute', 'path_outside_root', 'root_not_found', 'root_not_directory',
-  'budget_invalid', 'style_unknown', 'pattern_invalid', 'symbol_invalid', 'ref_not_found', 'repo_not_found', 'repo_too_large',
+  'budget_invalid', 'style_unknown', 'pattern_invalid', 'regex_invalid', 'symbol_invalid', 'ref_not_found', 'repo_not_found', 'repo_too_large',
 ]);
 
 function exitCodeFor(error: unknown): number {

@@ -7,18 +7,13 @@ import {
   JobProgress,
   JobView,
   QuarryErrorBody,
+  SearchAnswer,
+  SearchInput,
   ServerToClientEvents,
 } from '@quarry/contracts';
+import { ClientError } from './client-error';
 
-/** A failure the server reported as a typed error (or a transport failure dressed as one). */
-export class ClientError extends Error {
-  constructor(
-    readonly body: QuarryErrorBody,
-    readonly status?: number,
-  ) {
-    super(body.message);
-  }
-}
+export { ClientError };
 
 export type JobOutcome =
   | { status: 'succeeded'; result: unknown }
@@ -64,6 +59,10 @@ export class QuarryClient {
   }
   cancel(id: string): Promise<JobView> {
     return this.request('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`);
+  }
+  /** `POST /v1/search`: answered at once, not a job. */
+  search(input: SearchInput): Promise<SearchAnswer> {
+    return this.request('POST', '/v1/search', input);
   }
   retry(id: string): Promise<JobView> {
     return this.request('POST', `/v1/jobs/${encodeURIComponent(id)}/retry`);

@@ -22,6 +22,7 @@ import { MetricsService } from './metrics/metrics.service';
 import { QueuesModule } from './queues/queues.module';
 import { ReconcilerService } from './queues/reconciler.service';
 import { RootController } from './root.controller';
+import { SearchController } from './search/search.controller';
 import { WebModule } from './web/web.module';
 
 /** Closes the publisher connection last, after everything that publishes has stopped. */
@@ -39,7 +40,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), DbModule, QueuesModule, WebModule],
-      controllers: [JobsController, MentionsController, McpController, HealthController, MetricsController, RootController],
+      controllers: [JobsController, MentionsController, SearchController, McpController, HealthController, MetricsController, RootController],
       providers: [
         { provide: GATEWAY_LOGGER, inject: [QUARRY_CONFIG], useFactory: (c: QuarryConfig) => createLogger('quarry-gateway', c.logLevel) },
         {

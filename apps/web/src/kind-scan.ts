@@ -52,10 +52,15 @@ function ScanResultView({ result }: { result: ScanResult }) {
       <div class="stat"><span class="stat-value">${formatBytes(result.bytes)}</span><span class="stat-label">of text</span></div>
       <div class="stat"><span class="stat-value">${formatCount(result.languages.length)}</span><span class="stat-label">languages</span></div>
       <div class="stat"><span class="stat-value">${formatDuration(result.durationMs)}</span><span class="stat-label">scan time</span></div>
+      ${result.workers !== undefined
+        ? html`<div class="stat" data-stat="workers" title=${(result.workerIds ?? []).join(', ')}><span class="stat-value">${formatCount(result.workers)}</span><span class="stat-label">workers · ${formatCount(result.shards ?? 0)} shards</span></div>`
+        : null}
     </div>
     <p class="muted small">
       <code>${result.root}</code>${result.source ? html` @ <code class="commit" title=${result.source.commit}>${result.source.commit.slice(0, 12)}</code>` : null} · skipped ${formatCount(skipped.ignored)} ignored, ${formatCount(skipped.binary)} binary,
-      ${formatCount(skipped.symlinks)} symlinks, ${formatCount(skipped.unreadable)} unreadable
+      ${formatCount(skipped.symlinks)} symlinks, ${formatCount(skipped.unreadable)} unreadable${result.blobs
+        ? html` · <span data-blobs>${formatCount(result.blobs.processed)} of ${formatCount(result.blobs.total)} blobs read, ${formatCount(result.blobs.reused)} known from earlier scans</span>`
+        : null}
     </p>
     ${result.stack?.length
       ? html`<section aria-labelledby="stack-h" data-stack>

@@ -14,6 +14,7 @@ import { ScanProcessor } from './processors/scan.processor';
 import { MapProcessor, PackProcessor, SymbolsProcessor } from './processors/code-index.processors';
 import { StackDetector } from './stack-detector';
 import { JobSnapshots } from './job-snapshots';
+import { ScanShards } from './scan-shards';
 import { WorkerService } from './worker.service';
 import { workerLoggerProvider } from './worker-logger';
 
@@ -32,7 +33,7 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [ConfigModule.forRoot(config), DbModule, DiscoveryModule],
-      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, JobSnapshots, ChildJobs, workspaceFilesProvider, codeIndexProvider, ...processors],
+      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, JobSnapshots, ScanShards, ChildJobs, workspaceFilesProvider, codeIndexProvider, ...processors],
     };
   }
 }

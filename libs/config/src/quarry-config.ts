@@ -21,6 +21,9 @@ const envSchema = z.object({
   QUARRY_WORKSPACE_ROOTS: z.string().optional(),
   QUARRY_WORKER_QUEUES: z.string().optional(),
   QUARRY_WORKER_CONCURRENCY: positiveInt(4),
+  QUARRY_SHARD_CONCURRENCY: positiveInt(1),
+  QUARRY_SHARD_MAX_FILES: positiveInt(4_000),
+  QUARRY_SHARD_MAX_BYTES: positiveInt(32 * 1024 * 1024),
   QUARRY_ALLOW_ANONYMOUS: flag.default(false),
   QUARRY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   QUARRY_JOB_LOCK_MS: positiveInt(30_000),
@@ -65,6 +68,10 @@ export interface QuarryConfig {
   workspaceRoots: string[];
   workerQueues: JobKind[];
   workerConcurrency: number;
+  /** Scan shards this worker runs at once (they are CPU- and disk-bound: one per core is plenty). */
+  shardConcurrency: number;
+  /** A scan's shard closes at this many files or bytes, whichever comes first. */
+  shardLimits: { maxFiles: number; maxBytes: number };
   allowAnonymous: boolean;
   logLevel: z.infer<typeof envSchema>['QUARRY_LOG_LEVEL'];
   jobLockMs: number;
@@ -146,6 +153,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     artifactTtlMs: e.QUARRY_ARTIFACT_TTL_MS,
     workerQueues: parseQueues(e.QUARRY_WORKER_QUEUES),
     workerConcurrency: e.QUARRY_WORKER_CONCURRENCY,
+    shardConcurrency: e.QUARRY_SHARD_CONCURRENCY,
+    shardLimits: { maxFiles: e.QUARRY_SHARD_MAX_FILES, maxBytes: e.QUARRY_SHARD_MAX_BYTES },
     allowAnonymous: e.QUARRY_ALLOW_ANONYMOUS,
     logLevel: e.QUARRY_LOG_LEVEL,
     jobLockMs: e.QUARRY_JOB_LOCK_MS,

@@ -48,6 +48,7 @@ export const ERROR_KINDS = [
   'ref_not_found',
   'repo_too_large',
   'repo_unavailable',
+  'scan_shard_failed',
   // search
   'regex_invalid',
   'pattern_invalid',

@@ -11,4 +11,5 @@ export * from './events';
 export * from './validation';
 export * from './suggest';
 export * from './workspace-tools';
+export * from './search';
 export * from './source';

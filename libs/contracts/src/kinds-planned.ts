@@ -78,6 +78,19 @@ export const mentionsResultSchema = z.object({
     estimatedTokens: z.number().int(),
     /** Credentials redacted across every loaded file. */
     redactions: z.number().int().optional(),
+    /**
+     * What the @search/@grep mentions did not look into, summed over them: files skipped as
+     * binary, over the size cap or unreadable, and searches cut short by their time budget.
+     */
+    search: z
+      .object({
+        filesSearched: z.number().int(),
+        binary: z.number().int(),
+        tooLarge: z.number().int(),
+        unreadable: z.number().int(),
+        timedOut: z.number().int(),
+      })
+      .optional(),
     cut: z.array(z.string()),
   }),
 });

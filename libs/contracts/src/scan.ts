@@ -35,6 +35,14 @@ export const scanResultSchema = z.object({
   stack: detectResultSchema.optional(),
   /** The commit the scan describes (absent in results stored before sources were pinned). */
   source: resolvedSourceSchema.optional(),
+  /** How many shards read the files this scan had to read (0 when every blob was known already). */
+  shards: z.number().int().optional(),
+  /** How many distinct workers ran those shards. */
+  workers: z.number().int().optional(),
+  /** Their ids (QUARRY_WORKER_ID, else host:pid), sorted. */
+  workerIds: z.array(z.string()).optional(),
+  /** The commit's distinct blobs: read by this scan (`processed`) or known from an earlier one (`reused`). */
+  blobs: z.object({ total: z.number().int(), processed: z.number().int(), reused: z.number().int() }).optional(),
 });
 export type ScanResult = z.infer<typeof scanResultSchema>;
 export type LanguageStats = z.infer<typeof languageStatsSchema>;

@@ -4,6 +4,7 @@ import { ApiKeyRepository } from './api-key-repository';
 import { JobRepository } from './job-repository';
 import { FetchedDocumentRepository } from './fetched-document-repository';
 import { LlmAnswerRepository } from './llm-answer-repository';
+import { BlobFactRepository } from './blob-fact-repository';
 import type { Pool } from 'pg';
 import { Database, createDatabase, PrismaClient } from './prisma-client';
 
@@ -45,7 +46,8 @@ export class PrismaService implements OnApplicationShutdown {
       useFactory: (prisma: PrismaService) => new FetchedDocumentRepository(prisma.client),
     },
     { provide: LlmAnswerRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new LlmAnswerRepository(prisma.client) },
+    { provide: BlobFactRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new BlobFactRepository(prisma.client, prisma.pool) },
   ],
-  exports: [PrismaService, JobRepository, ApiKeyRepository, FetchedDocumentRepository, LlmAnswerRepository],
+  exports: [PrismaService, JobRepository, ApiKeyRepository, FetchedDocumentRepository, LlmAnswerRepository, BlobFactRepository],
 })
 export class DbModule {}

@@ -6,5 +6,6 @@ export * from './migrator';
 export * from './project-root';
 export * from './db.module';
 export * from './llm-answer-repository';
+export * from './blob-fact-repository';
 export * from './job-write-batcher';
 export * from './group-commit';

@@ -12,4 +12,4 @@ export { SIDE_FOLDERS } from './phases';
 export { OVERRIDE_FILE } from './override';
 export { UNIVERSAL_BUILD_VERSION, type UniversalBuild } from './assemble';
 export { parseToml, type TomlTable, type TomlValue } from './toml';
-export { scanWithStack, type ScanWithStackOptions } from './scan-with-stack';
+export { scanWithStack, withStack, type ScanWithStackOptions } from './scan-with-stack';

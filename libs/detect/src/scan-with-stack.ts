@@ -18,17 +18,27 @@ export interface ScanWithStackOptions {
  */
 export async function scanWithStack(root: string | ScanSource, options: ScanWithStackOptions): Promise<ScanResult> {
   const { signal, onProgress } = options;
-  const stack = options.detect(signal).catch((error: unknown) => {
+  return withStack(options.detect, signal, () =>
+    walkAndMeasure(root, {
+      signal,
+      onProgress:
+        onProgress &&
+        ((progress) => onProgress(progress.stage === 'listing' ? { stage: 'listing', done: 0, message: `${progress.done} files found` } : progress)),
+    }),
+  );
+}
+
+/**
+ * Any scan with stack detection beside it (a sharded scan too): the result gains `stack` unless
+ * detection failed other than by cancellation.
+ */
+export async function withStack<R extends ScanResult>(detect: (signal: AbortSignal) => Promise<JobResult<'detect'>>, signal: AbortSignal, scan: () => Promise<R>): Promise<R> {
+  const stack = detect(signal).catch((error: unknown) => {
     if (signal.aborted) throw error;
     return undefined;
   });
   stack.catch(() => undefined); // awaited below; a walk failure must not leave it unhandled
-  const summary = await walkAndMeasure(root, {
-    signal,
-    onProgress:
-      onProgress &&
-      ((progress) => onProgress(progress.stage === 'listing' ? { stage: 'listing', done: 0, message: `${progress.done} files found` } : progress)),
-  });
+  const summary = await scan();
   const services = await stack;
   return services ? { ...summary, stack: services } : summary;
 }

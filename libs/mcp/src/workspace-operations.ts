@@ -84,7 +84,8 @@ export class WorkspaceOperations {
         timeoutMs: this.options.searchTimeoutMs,
         signal,
       });
-      const { elapsedMs: _elapsed, ...rest } = result;
+      // The tool's result contract: the library's newer fields (ignoreCase, fileCounts) stay out of it.
+      const { elapsedMs: _elapsed, ignoreCase: _ignoreCase, fileCounts: _fileCounts, ...rest } = result;
       return { ...rest, matches: result.matches.map(({ path, line, column, text, before, after }) => ({ path, line, column, text, before, after })) };
     },
   };

@@ -172,10 +172,22 @@ describe('expandMentions', () => {
     expect(result.errors[0]).toMatchObject({ kind: 'unavailable' });
   });
 
-  it('a literal search keeps dots and brackets literal and is case-insensitive', async () => {
-    const result = await expand('@search:"ADD = (A: NUMBER"');
+  it('a literal search keeps dots and brackets literal and is smart-case, as rg -S', async () => {
+    const result = await expand('@search:"add = (a: number"');
     expect(result.mentions[0]).toMatchObject({ kind: 'search', status: 'loaded', matches: 1 });
     expect(result.augmentedPrompt).toContain('src/utils.ts:1:');
+    expect((await expand('@search:"ADD = (A: NUMBER"')).mentions[0]).toMatchObject({ matches: 0 });
+    expect((await expand('@search:"EXPORT"')).mentions[0]).toMatchObject({ matches: 0 });
+    expect((await expand('@search:"export"')).mentions[0]).toMatchObject({ matches: 1 });
+  });
+
+  it('reports the files a search left out in the coverage and in the block, never silently', async () => {
+    const result = await expand('@search:"x"');
+    // image.png has a NUL; the hidden .env and .gitignore are not searched (as rg without --hidden).
+    expect(result.coverage.search).toEqual({ filesSearched: 7, binary: 1, tooLarge: 0, unreadable: 0, timedOut: 0 });
+    expect(result.augmentedPrompt).toContain('(not searched: 1 file binary)');
+    expect(summarizeMentions(result)).toContain('Not searched: 1 binary');
+    expect((await expand('@src/utils.ts')).coverage.search).toBeUndefined();
   });
 
   it('the budget cuts deterministically and says what it cut', async () => {

@@ -45,6 +45,7 @@ export async function expandMentions(request: ExpandRequest, options: LoadOption
       bytes: augmented.bytes,
       estimatedTokens: augmented.estimatedTokens,
       redactions: sum(loaded.map((entry) => entry.redactions ?? 0)),
+      ...searchCoverage(loaded),
       cut: augmented.cut,
     },
   };
@@ -77,6 +78,21 @@ function syntaxEntry(error: MentionSyntaxError): MentionEntry {
   };
 }
 
+/** The searches' left-out files, summed; absent when the prompt has no loaded search. */
+function searchCoverage(loaded: LoadedMention[]): Pick<MentionsResult['coverage'], 'search'> {
+  const searches = loaded.flatMap((entry) => (entry.searchCoverage ? [entry.searchCoverage] : []));
+  if (searches.length === 0) return {};
+  return {
+    search: {
+      filesSearched: sum(searches.map((entry) => entry.filesSearched)),
+      binary: sum(searches.map((entry) => entry.binary)),
+      tooLarge: sum(searches.map((entry) => entry.tooLarge)),
+      unreadable: sum(searches.map((entry) => entry.unreadable)),
+      timedOut: searches.filter((entry) => entry.timedOut).length,
+    },
+  };
+}
+
 function sum(values: number[]): number {
   return values.reduce((total, value) => total + value, 0);
 }
@@ -94,6 +110,11 @@ export function summarizeMentions(result: MentionsResult): string {
   if (ignored.length) lines.push(`Left as text: ${ignored.map((entry) => entry.raw).join(', ')} (no such file)`);
   const redactions = result.coverage.redactions ?? 0;
   if (redactions) lines.push(`Redacted ${redactions} credential${redactions === 1 ? '' : 's'} (keys, tokens or passwords) from the loaded files`);
+  const search = result.coverage.search;
+  if (search && (search.binary || search.tooLarge || search.unreadable)) {
+    lines.push(`Not searched: ${search.binary} binary, ${search.tooLarge} over the size cap, ${search.unreadable} unreadable file(s)`);
+  }
+  if (search?.timedOut) lines.push(`${search.timedOut} search(es) stopped at the time budget: counts are partial`);
   for (const cut of result.coverage.cut) lines.push(`Cut: ${cut}`);
   lines.push(`${result.coverage.bytes.toLocaleString('en-US')} bytes, about ${result.coverage.estimatedTokens.toLocaleString('en-US')} tokens`);
   return lines.join('\n');

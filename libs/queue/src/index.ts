@@ -3,3 +3,4 @@ export * from './redis-connection';
 export * from './cancel-channel';
 export * from './queue-registry';
 export * from './reconciler';
+export * from './scan-shards';

@@ -8,6 +8,9 @@ export function formatScanSummary(result: ScanResult): string {
   // The short commit names exactly what was counted: a branch moves, a commit does not.
   lines.push(source ? `${'git' in source ? `${source.git} @ ${source.ref}` : source.path} ${source.commit.slice(0, 12)}${'dirty' in source && source.dirty ? ' (uncommitted changes: content hash)' : ''}` : `${result.root}`);
   lines.push(`${number(result.files)} files, ${humanBytes(result.bytes)}, ${number(result.lines)} lines in ${(result.durationMs / 1000).toFixed(2)}s`);
+  if (result.blobs) {
+    lines.push(`${number(result.blobs.processed)} of ${number(result.blobs.total)} blobs read (${number(result.blobs.reused)} known) in ${number(result.shards ?? 0)} shards on ${number(result.workers ?? 0)} worker${result.workers === 1 ? '' : 's'}`);
+  }
   const skipped = result.skipped;
   lines.push(`skipped: ${number(skipped.binary)} binary, ${number(skipped.ignored)} ignored, ${number(skipped.symlinks)} symlinks, ${number(skipped.unreadable)} unreadable`);
   lines.push('');

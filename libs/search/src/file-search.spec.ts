@@ -26,6 +26,33 @@ describe('searchContent', () => {
     expect(found.matches.map((match) => match.line)).toEqual([1, 2]);
   });
 
+  it('folds the way rg -i does, including letters that fold outside ASCII (ſ for s, the Kelvin sign for k)', () => {
+    // "spin_lock" holds s and k: the prefilter is "pin_loc", and the line is checked against the whole literal.
+    const text = 'SPIN_LOCK(a)\nspin_loc(b)\nſpin_lock(c)\nspin_locK(d)\nspin_loc\u212a(e)\npin_lock\n';
+    expect(search('literal', 'spin_lock', text).matches.map((match) => match.line)).toEqual([1, 3, 4, 5]);
+    // Too short a run for a prefilter ("ks"): RE2 over the whole file.
+    expect(search('literal', 'ks', 'KS\n\u212aſ\nk s\n').count).toBe(2);
+    // No s or k: RE2's folded literal scan alone.
+    expect(search('literal', 'todo', 'ToDo\nto do\nxTODOx\n').matches.map(({ line, column }) => [line, column])).toEqual([[1, 1], [3, 2]]);
+  });
+
+  it('matches a case-sensitive literal byte for byte, non-ASCII included', () => {
+    const matcher = createMatcher('literal', 'École', false);
+    const found = searchContent(Buffer.from('école\nÉcole\nune École\n'), 'f.txt', matcher, 10, 0);
+    expect(found.matches.map(({ line, column }) => [line, column])).toEqual([[2, 1], [3, 5]]);
+  });
+
+  it('checks the lines a folded prefilter finds against the case-sensitive regex', () => {
+    // `_error(` starts with punctuation, so it is searched folded; `X_ERROR(` must not count.
+    const found = search('regex', String.raw`\w+_error\(`, 'X_ERROR(a)\nfs_error(b)\n_error(c)\nA_Error(d)\nb_error(e) x_error(f)\n');
+    expect(found.matches.map(({ line, column }) => [line, column])).toEqual([[2, 1], [5, 1]]);
+  });
+
+  it('folds a regex when asked, as rg -i', () => {
+    const matcher = createMatcher('regex', 'to+do', true);
+    expect(searchContent(Buffer.from('TOODO\ntodo\nto-do\n'), 'f.txt', matcher, 10, 0).count).toBe(2);
+  });
+
   it('searches a literal without letters byte for byte', () => {
     expect(search('literal', '++', 'i++\nj--\n++k\n').count).toBe(2);
   });

@@ -16,3 +16,4 @@ export { validatePattern, compileUserRegex, MAX_PATTERN_LENGTH } from './pattern
 export { formatMatches, type FormatOptions } from './format-matches';
 export { requiredLiteral } from './required-literal';
 export { SearchWorkerPool, sharedSearchPool, closeSharedSearchPool, MAX_POOL_SIZE } from './worker-pool';
+export { answerSearch } from './search-answer';

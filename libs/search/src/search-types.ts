@@ -1,5 +1,11 @@
-/** `literal`: case-insensitive substring. `regex`: RE2 syntax, case-sensitive, inline `(?i)` allowed. */
+/** `literal`: a fixed string (`rg -F`). `regex`: RE2 syntax, inline `(?i)` allowed. */
 export type SearchMode = 'literal' | 'regex';
+
+/**
+ * `sensitive` as `rg`, `insensitive` as `rg -i`, `smart` as `rg -S`: insensitive unless the
+ * pattern has an upper-case letter. Default: insensitive for literals, sensitive for regexes.
+ */
+export type CaseSensitivity = 'sensitive' | 'insensitive' | 'smart';
 
 export interface SearchRequest {
   /** Absolute real path of the workspace, already validated by the caller (resolveWorkspaceRoot). */
@@ -7,6 +13,11 @@ export interface SearchRequest {
   mode: SearchMode;
   /** Non-empty, at most MAX_PATTERN_LENGTH characters. */
   pattern: string;
+  caseSensitivity?: CaseSensitivity;
+  /** Search hidden files and directories (names starting with a dot) too, as `rg --hidden`. Default false, as rg. */
+  hidden?: boolean;
+  /** Also return the count of every matching file (`fileCounts`), as `rg -c` prints them. */
+  countsPerFile?: boolean;
   /** Root-relative POSIX sub-directory to search in; must stay inside the root. */
   directory?: string;
   /** File filter: `*.ts` (any depth, matched on the name) or `src/**\/*.tsx` (matched on the root-relative path). */
@@ -34,9 +45,12 @@ export interface SearchMatch {
 }
 
 export interface SearchSkipped {
-  /** A NUL byte in the first 8 KB, as ripgrep and git decide. */
+  /**
+   * A NUL byte in the file, as ripgrep decides (it searches none of a file with one): found in
+   * the first 8 KB of every file, and anywhere in a file with matches (whose matches are dropped).
+   */
   binary: number;
-  /** Over the per-file size cap. */
+  /** Over the per-file size cap (`maxFileBytes`, 64 MiB by default). */
   tooLarge: number;
   /** Gone, unreadable or no longer a regular file since the walk listed it. */
   unreadable: number;
@@ -54,5 +68,15 @@ export interface SearchResult {
   truncated: boolean;
   /** The time budget ran out: the counts cover only the files searched before it did. */
   timedOut: boolean;
+  /** Whether the search folded case (the request's `caseSensitivity` applied to its pattern). */
+  ignoreCase: boolean;
+  /** With `countsPerFile`: every matching file and its matching lines, by path. */
+  fileCounts?: FileCount[];
   elapsedMs: number;
+}
+
+export interface FileCount {
+  path: string;
+  /** Matching lines in the file. */
+  count: number;
 }

@@ -4,22 +4,23 @@ import { performance } from 'node:perf_hooks';
 import { QuarryError, closestMatch } from '@quarry/contracts';
 import { compileGlob, isInside, walkFiles } from '@quarry/workspace';
 import { validatePattern } from './pattern-rules';
-import type { SearchMatch, SearchRequest, SearchResult } from './search-types';
+import type { CaseSensitivity, FileCount, SearchMatch, SearchMode, SearchRequest, SearchResult } from './search-types';
+import { BatchRunner } from './batch-runner';
 import { sharedSearchPool, type SearchWorkerPool } from './worker-pool';
-import { comparePaths, type SearchTask, type TaskResult } from './worker-protocol';
+import { comparePaths, type TaskResult } from './worker-protocol';
 
 export const DEFAULT_MAX_MATCHES = 50;
 export const DEFAULT_CONTEXT_LINES = 2;
 export const DEFAULT_TIMEOUT_MS = 10_000;
-/** Files above this are skipped and counted: a prompt never wants a match from a 100 MB dump. */
-export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
+/**
+ * Files above this are skipped and counted in `skipped.tooLarge`: a prompt never wants a match
+ * from a 1 GB dump. High enough for generated sources (Linux's largest header is 23 MB), so the
+ * counts equal ripgrep's, which has no cap.
+ */
+export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 const MAX_CONTEXT_LINES = 20;
-/** After a stop, how long running batches get to report what they did before the result goes out without them. */
-const STOP_GRACE_MS = 250;
-/** About this many batches per worker: small enough to balance the load, large enough that messaging stays cheap. */
-const BATCHES_PER_WORKER = 8;
-const MIN_BATCH_FILES = 32;
-const MAX_BATCH_FILES = 1_000;
+
+let nextSearchId = 1;
 
 export interface SearchWorkspaceOptions {
   /** Defaults to the process-wide pool (min(cores, 4) threads). */
@@ -28,8 +29,9 @@ export interface SearchWorkspaceOptions {
 }
 
 /**
- * Searches the workspace's text files for a literal (case-insensitive) or an RE2 regex, in worker
- * threads so the event loop stays free. Counts every matching line and returns the first
+ * Searches the workspace's text files for a literal or an RE2 regex, in worker threads so the
+ * event loop stays free. Counts every matching line, as `rg -c` does on the same files (gitignore
+ * honoured, hidden files only with `hidden`, binary files skipped), and returns the first
  * `maxMatches` by path then line, with context. When the time budget runs out the partial result
  * comes back with `timedOut: true`; an abort rejects with the signal's reason.
  */
@@ -41,68 +43,52 @@ export async function searchWorkspace(request: SearchRequest, options: SearchWor
   const timeoutMs = wholeNumber(request.timeoutMs, DEFAULT_TIMEOUT_MS, Number.MAX_SAFE_INTEGER);
   // Surrounding blanks (a planner's " *.ts") are dropped; a filter of blanks only stays an error.
   const accept = request.glob === undefined || request.glob === '' ? undefined : compileGlob(request.glob.trim());
+  const ignoreCase = foldsCase(request.mode, request.pattern, request.caseSensitivity);
   request.signal?.throwIfAborted();
   const scope = await resolveSearchScope(request.root, request.directory);
+  const pool = options.pool ?? sharedSearchPool();
+  // The threads start (and load RE2) while the main thread walks.
+  pool.warm();
 
   const budget = new Budget(timeoutMs, request.signal);
   try {
-    let files: string[];
-    try {
-      files = await listFiles(request.root, scope, budget.signal);
-    } catch (error) {
-      if (budget.timedOut) return summarize([], maxMatches, true, started);
-      throw budget.aborted ? budget.reason : error;
-    }
-    if (accept) files = files.filter(accept);
-
-    const pool = options.pool ?? sharedSearchPool();
-    const batches = await runBatches(pool, files, budget, {
+    const runner = new BatchRunner(pool, {
+      searchId: nextSearchId++,
       root: request.root,
       mode: request.mode,
       pattern: request.pattern,
+      ignoreCase,
+      countsPerFile: request.countsPerFile === true,
       keep: maxMatches,
       contextLines,
       maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
       deadline: Date.now() + timeoutMs,
       cancel: new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT)),
     });
+    const hidden = request.hidden === true;
+    try {
+      await listFiles(request.root, scope, budget.signal, (found) => {
+        let files = hidden ? found : withoutHidden(found, scope.relative);
+        if (accept) files = files.filter(accept);
+        if (files.length > 0) runner.add(files);
+      });
+      runner.flush();
+    } catch (error) {
+      // Out of time during the walk: what was searched so far is the partial result.
+      if (!budget.timedOut) {
+        runner.stop();
+        throw budget.aborted ? budget.reason : error;
+      }
+    }
+    const batches = await runner.collect(budget.stopped, () => budget.stopping);
     if (budget.aborted) throw budget.reason;
-    return summarize(batches, maxMatches, budget.timedOut || batches.some((batch) => batch.stopped), started);
+    return summarize(batches, maxMatches, budget.timedOut || batches.some((batch) => batch.stopped), ignoreCase, started, request.countsPerFile === true);
   } finally {
     budget.dispose();
   }
 }
 
-/** Splits the files into batches, runs them on the pool and collects what they report until all finish or the budget stops. */
-async function runBatches(pool: SearchWorkerPool, files: string[], budget: Budget, template: Omit<SearchTask, 'files'>): Promise<TaskResult[]> {
-  const size = Math.min(MAX_BATCH_FILES, Math.max(MIN_BATCH_FILES, Math.ceil(files.length / (pool.size * BATCHES_PER_WORKER))));
-  const results: TaskResult[] = [];
-  const running = new Map<number, Promise<void>>();
-  let failure: unknown;
-  for (let start = 0; start < files.length; start += size) {
-    const { id, result } = pool.run({ ...template, files: files.slice(start, start + size) });
-    running.set(
-      id,
-      result.then(
-        (batch) => void results.push(batch),
-        (error: unknown) => void (failure ??= error),
-      ).finally(() => running.delete(id)),
-    );
-  }
-  const allDone = Promise.all(running.values());
-  await Promise.race([allDone, budget.stopped]);
-  if (budget.stopping) {
-    // Ask the workers to stop, let them report what they finished, and drop the batches not started.
-    Atomics.store(template.cancel, 0, 1);
-    await Promise.race([allDone, delay(STOP_GRACE_MS)]);
-    for (const id of [...running.keys()]) pool.abandon(id);
-    return results;
-  }
-  if (failure !== undefined) throw failure;
-  return results;
-}
-
-function summarize(batches: TaskResult[], maxMatches: number, timedOut: boolean, started: number): SearchResult {
+function summarize(batches: TaskResult[], maxMatches: number, timedOut: boolean, ignoreCase: boolean, started: number, countsPerFile = false): SearchResult {
   const result: SearchResult = {
     matches: [],
     totalMatches: 0,
@@ -111,9 +97,11 @@ function summarize(batches: TaskResult[], maxMatches: number, timedOut: boolean,
     skipped: { binary: 0, tooLarge: 0, unreadable: 0 },
     truncated: false,
     timedOut,
+    ignoreCase,
     elapsedMs: 0,
   };
   const kept: SearchMatch[] = [];
+  const counts: FileCount[] = [];
   for (const batch of batches) {
     result.totalMatches += batch.totalMatches;
     result.filesSearched += batch.filesSearched;
@@ -122,11 +110,31 @@ function summarize(batches: TaskResult[], maxMatches: number, timedOut: boolean,
     result.skipped.tooLarge += batch.skipped.tooLarge;
     result.skipped.unreadable += batch.skipped.unreadable;
     for (const match of batch.matches) kept.push(match);
+    for (const count of batch.fileCounts ?? []) counts.push(count);
   }
+  if (countsPerFile) result.fileCounts = counts.sort((a, b) => comparePaths(a.path, b.path));
   result.matches = kept.sort((a, b) => comparePaths(a.path, b.path) || a.line - b.line).slice(0, maxMatches);
   result.truncated = result.totalMatches > result.matches.length;
   result.elapsedMs = performance.now() - started;
   return result;
+}
+
+/**
+ * Whether the search folds case: `smart` (as `rg -S`) folds unless the pattern has an upper-case
+ * letter. In a regex, escapes (`\W`, `\pL`, `\p{Greek}`) and group names are not letters of the
+ * pattern.
+ */
+export function foldsCase(mode: SearchMode, pattern: string, sensitivity: CaseSensitivity | undefined): boolean {
+  const chosen = sensitivity ?? (mode === 'literal' ? 'insensitive' : 'sensitive');
+  if (chosen !== 'smart') return chosen === 'insensitive';
+  const letters = mode === 'literal' ? pattern : pattern.replace(/\\[pP]\{[^}]*\}|\\[A-Za-z]|\(\?P?<[^>]*>/g, '');
+  return letters.toLowerCase() === letters;
+}
+
+/** Files outside hidden directories and not hidden themselves, below the searched directory (which may be hidden: it was named). */
+function withoutHidden(files: string[], scope: string): string[] {
+  const from = scope === '' ? 0 : scope.length + 1;
+  return files.filter((file) => file.charCodeAt(from) !== 0x2e && file.indexOf('/.', from) === -1);
 }
 
 interface SearchScope {
@@ -176,17 +184,22 @@ async function directoryNotFound(root: string, relative: string): Promise<Quarry
 }
 
 /**
- * Root-relative paths of the files in scope. A sub-directory is walked on its own when a
- * repository encloses it (walkFiles then applies the ignore files above it); outside a
- * repository the root's own ignore files would be missed, so the root is walked and filtered.
+ * Hands the root-relative paths of the files in scope to `onFiles` as the walk finds them. A
+ * sub-directory is walked on its own when a repository encloses it (walkFiles then applies the
+ * ignore files above it); outside a repository the root's own ignore files would be missed, so
+ * the root is walked and filtered.
  */
-async function listFiles(root: string, scope: SearchScope, signal: AbortSignal): Promise<string[]> {
-  if (scope.relative === '') return (await walkFiles(root, { signal })).files;
+async function listFiles(root: string, scope: SearchScope, signal: AbortSignal, onFiles: (files: string[]) => void): Promise<void> {
+  if (scope.relative === '') {
+    await walkFiles(root, { signal, onFiles });
+    return;
+  }
   const prefix = `${scope.relative}/`;
   if (!(await insideRepository(root))) {
-    return (await walkFiles(root, { signal })).files.filter((file) => file.startsWith(prefix));
+    await walkFiles(root, { signal, onFiles: (files) => onFiles(files.filter((file) => file.startsWith(prefix))) });
+    return;
   }
-  return (await walkFiles(scope.absolute, { signal })).files.map((file) => prefix + file);
+  await walkFiles(scope.absolute, { signal, onFiles: (files) => onFiles(files.map((file) => prefix + file)) });
 }
 
 async function insideRepository(directory: string): Promise<boolean> {
@@ -240,8 +253,4 @@ class Budget {
 function wholeNumber(value: number | undefined, fallback: number, max: number): number {
   if (value === undefined || !Number.isFinite(value)) return fallback;
   return Math.min(max, Math.max(0, Math.floor(value)));
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

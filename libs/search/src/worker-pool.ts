@@ -44,6 +44,11 @@ export class SearchWorkerPool {
     private readonly entry = defaultWorkerEntry(),
   ) {}
 
+  /** Batches waiting for a thread (0: every thread that is free has work, or soon will). */
+  get queued(): number {
+    return this.queue.length;
+  }
+
   /** Queues a batch; returns its id (for `abandon`) and the promise of its result. */
   run(task: SearchTask): { id: number; result: Promise<TaskResult> } {
     if (this.closed) throw new Error('The search worker pool is closed.');
@@ -51,6 +56,15 @@ export class SearchWorkerPool {
     const result = new Promise<TaskResult>((resolve, reject) => this.queue.push({ id, task, resolve, reject }));
     this.pump();
     return { id, result };
+  }
+
+  /**
+   * Starts the threads now rather than at the first batch, so they load while the caller walks
+   * the tree. Idle threads stay unref'd: warming never keeps a process alive.
+   */
+  warm(): void {
+    if (this.closed) return;
+    while (this.workers.length < this.size) this.spawn()?.worker.unref();
   }
 
   /**

@@ -1,13 +1,18 @@
-import type { SearchMatch, SearchMode, SearchSkipped } from './search-types';
+import type { FileCount, SearchMatch, SearchMode, SearchSkipped } from './search-types';
 
 /** One batch of files for a search worker. Plain data: it crosses the thread boundary by structured clone. */
 export interface SearchTask {
+  /** The same for every batch of one search: a thread remembers what it described for it. */
+  searchId: number;
   /** Absolute directory the paths are relative to (the workspace root). */
   root: string;
   /** Root-relative POSIX paths. */
   files: string[];
   mode: SearchMode;
   pattern: string;
+  ignoreCase: boolean;
+  /** Report every matching file's count. */
+  countsPerFile: boolean;
   /** Matches to describe in full (the rest are only counted). */
   keep: number;
   contextLines: number;
@@ -24,6 +29,8 @@ export interface TaskResult {
   filesSearched: number;
   filesMatched: number;
   skipped: SearchSkipped;
+  /** With `countsPerFile`: the batch's matching files, in path order. */
+  fileCounts?: FileCount[];
   /** Stopped early by the cancel flag or the deadline; the counts cover the files done before. */
   stopped: boolean;
 }

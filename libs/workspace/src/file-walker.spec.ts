@@ -157,6 +157,15 @@ describe('walkFiles', () => {
     expect((await walkFiles(root)).files.sort()).toEqual(['a/b/c.txt', 'd.txt']);
   });
 
+  it('hands each directory\'s files to onFiles as it goes, adding up to the result', async () => {
+    root = await makeTempTree({ '.gitignore': 'x.log\n', 'a/b/c.txt': 'x', 'a/d.txt': 'y', 'e.txt': 'z', 'x.log': 'ignored' });
+    const seen: string[][] = [];
+    const { files } = await walkFiles(root, { onFiles: (found) => seen.push(found) });
+    expect(seen.flat().sort()).toEqual([...files].sort());
+    expect(seen.flat().sort()).toEqual(['.gitignore', 'a/b/c.txt', 'a/d.txt', 'e.txt']);
+    expect(seen.every((batch) => batch.length > 0)).toBe(true);
+  });
+
   it('never follows symlinks: a loop to a parent terminates and is counted', async () => {
     root = await makeTempTree({ 'a/b/file.txt': 'x' });
     await symlink('..', path.join(root, 'a', 'b', 'up'));

@@ -9,6 +9,8 @@ export interface WalkOptions {
   signal?: AbortSignal;
   /** Called after each directory is read with the number of files found so far. Cheap; may be frequent. */
   onProgress?: (filesFound: number) => void;
+  /** Called after each directory is read with the files it added (root-relative), so a consumer can start on them before the walk ends. */
+  onFiles?: (files: string[]) => void;
   /** Directories read at once: enough to keep the libuv thread pool busy while results are processed (16 measured best). */
   concurrency?: number;
   /**
@@ -72,7 +74,7 @@ const SKIPPABLE_DIRECTORY_ERRORS = new Set(['ENOENT', 'ENOTDIR', 'EACCES', 'EPER
  * not followed. No file is stat'ed: the directory entries' types are enough.
  */
 export async function walkFiles(root: string, options: WalkOptions = {}): Promise<WalkResult> {
-  const { signal, onProgress } = options;
+  const { signal, onProgress, onFiles } = options;
   const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
   signal?.throwIfAborted();
 
@@ -105,6 +107,7 @@ export async function walkFiles(root: string, options: WalkOptions = {}): Promis
     }
 
     const prefix = directory.relative === '' ? '' : `${directory.relative}/`;
+    const filesBefore = files.length;
     for (const entry of entries) {
       const name = entry.name;
       const relative = prefix + name;
@@ -128,6 +131,7 @@ export async function walkFiles(root: string, options: WalkOptions = {}): Promis
         skipped.special++;
       }
     }
+    if (onFiles && files.length > filesBefore) onFiles(files.slice(filesBefore));
     onProgress?.(files.length);
   };
 

@@ -4,7 +4,7 @@ export { languageOf, KNOWN_LANGUAGES, OTHER_LANGUAGE } from './languages';
 export { measureFile, measureContent, type FileMeasure } from './file-measure';
 export { measureFiles, type MeasureFilesOptions } from './adaptive-reader';
 export { type ReadStrategy } from './adaptive-reader';
-export { scanRepository, directorySource, MAX_LARGEST_FILES, type ScanOptions, type ScanSource } from './scan-repository';
+export { scanRepository, directorySource, ScanTotals, MAX_LARGEST_FILES, type ScanOptions, type ScanSource } from './scan-repository';
 export { resolveInsideRoot, type ResolveOptions, type ResolvedPath } from './safe-path';
 export {
   readWorkspaceFile,

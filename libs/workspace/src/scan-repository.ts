@@ -89,8 +89,11 @@ export function directorySource(root: string): ScanSource {
   };
 }
 
-/** Running sums of a scan, fed one measured file at a time. */
-class ScanTotals {
+/**
+ * Running sums of a scan, fed one measured file at a time, in any order: the summary sorts, and
+ * ties in the largest files go by path. A sharded scan feeds it from per-blob rows (@quarry/blob-scan).
+ */
+export class ScanTotals {
   files = 0;
   bytes = 0;
   lines = 0;

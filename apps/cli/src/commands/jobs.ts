@@ -5,7 +5,7 @@ import { ProgressDisplay } from '../progress-display';
 import { formatScanSummary } from '@quarry/render';
 import { loadConfig } from '@quarry/config';
 import { QuarryError } from '@quarry/contracts';
-import { scanRepository } from '@quarry/workspace';
+import { InProcessShardExecutor, MemoryBlobFacts, shardedScan } from '@quarry/blob-scan';
 import { repositoryInput, withLocalSnapshot } from './local';
 
 
@@ -83,13 +83,25 @@ export async function scanManyCommand(targets: string[], options: ClientOptions 
   return failed ? EXIT.failed : EXIT.ok;
 }
 
+/** Shards an in-process scan runs at once. */
+const LOCAL_SHARD_CONCURRENCY = 2;
+
 /** In-process scan (no server needed), for quick looks and for comparing with a job's result. */
 async function scanLocally(input: ReturnType<typeof repositoryInput>, options: ClientOptions): Promise<number> {
   const display = new ProgressDisplay('scan');
   try {
-    const { result, source } = await withLocalSnapshot(loadConfig(), input, (snapshot) =>
-      scanRepository(snapshot, { onProgress: (progress) => !options.json && display.update(progress) }),
-    );
+    const config = loadConfig();
+    // The workers' code path, in this process: shards over blobs, facts kept in memory (no Redis, no Postgres).
+    const { result, source } = await withLocalSnapshot(config, input, (snapshot) => {
+      const facts = new MemoryBlobFacts();
+      return shardedScan(snapshot, {
+        store: facts,
+        executor: new InProcessShardExecutor(snapshot, facts, LOCAL_SHARD_CONCURRENCY),
+        signal: new AbortController().signal,
+        limits: config.shardLimits,
+        onProgress: (progress) => !options.json && display.update(progress),
+      });
+    });
     display.end();
     const scanned: ScanResult = { ...result, source };
     console.log(options.json ? JSON.stringify(scanned, null, 2) : formatScanSummary(scanned));

@@ -1,4 +1,4 @@
-import { loadConfig } from '@quarry/config';
+import { loadConfig } from '@quarry/config/settings';
 import { ApiKeyRepository, createPrismaClient } from '@quarry/db';
 import { EXIT } from '../cli-output';
 

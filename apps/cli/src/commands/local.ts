@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { QuarryConfig } from '@quarry/config';
+import type { QuarryConfig } from '@quarry/config/settings';
 import { QuarryError } from '@quarry/contracts';
 import type { SafeFetcher } from '@quarry/fetch';
 
@@ -22,13 +22,16 @@ export async function localFetcher(config: QuarryConfig): Promise<SafeFetcher> {
   return new SafeFetcher({ allow: config.fetch.allow, maxBytes: config.fetch.maxBytes, timeoutMs: config.fetch.timeoutMs });
 }
 
-/** Runs `work` with a fetcher, then releases what in-process work holds: the fetcher's sockets and the search threads. */
-export async function withLocalTools<T>(config: QuarryConfig, work: (fetcher: SafeFetcher) => Promise<T>): Promise<T> {
-  const fetcher = await localFetcher(config);
+/**
+ * Runs `work` with a fetcher, then releases what in-process work holds: the fetcher's sockets and
+ * the search threads. The fetcher (undici, ~100 ms to load) is made on the first URL only.
+ */
+export async function withLocalTools<T>(config: QuarryConfig, work: (fetcher: Pick<SafeFetcher, 'fetch'>) => Promise<T>): Promise<T> {
+  let fetcher: Promise<SafeFetcher> | undefined;
   try {
-    return await work(fetcher);
+    return await work({ fetch: async (url, options) => (await (fetcher ??= localFetcher(config))).fetch(url, options) });
   } finally {
-    await fetcher.close();
+    if (fetcher) await (await fetcher).close();
     await (await import('@quarry/search')).closeSharedSearchPool();
   }
 }

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import type { JobResult } from '@quarry/contracts';
-import { loadConfig } from '@quarry/config';
+import { loadConfig } from '@quarry/config/settings';
 import { EXIT } from '../cli-output';
-import { ProgressDisplay } from '../progress-display';
-import { ClientOptions, clientFrom, report } from './jobs';
+import type { ClientOptions } from './jobs';
 import { repositoryInput, withLocalSnapshot, withLocalTools } from './local';
 
 type MentionsResult = JobResult<'mentions'>;
@@ -39,6 +38,8 @@ export async function mentionCommand(promptArgument: string, options: MentionOpt
     return result.augmentedPrompt;
   };
   if (options.remote && options.server) {
+    // The job client (socket.io) and the progress display load only for --server.
+    const [{ clientFrom, report }, { ProgressDisplay }] = await Promise.all([import('./jobs'), import('../progress-display')]);
     const client = clientFrom(options as ClientOptions);
     const job = await client.submit('mentions', { ...repository, prompt, ...(options.budget ? { budget: { maxBytes: options.budget } } : {}) });
     const display = new ProgressDisplay(`mentions ${job.id.slice(0, 8)}`);

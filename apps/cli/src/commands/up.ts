@@ -1,6 +1,6 @@
 import { ChildProcess, fork } from 'node:child_process';
 import path from 'node:path';
-import { QuarryConfig, loadConfig } from '@quarry/config';
+import { QuarryConfig, loadConfig } from '@quarry/config/settings';
 import { applyMigrations, ensureDatabase } from '@quarry/db';
 import { startGateway } from '../../../gateway/src/main';
 import { StartedService, postgresAnswers, redisAnswers, startEmbeddedPostgres, startPrivateRedis } from '../local-services';

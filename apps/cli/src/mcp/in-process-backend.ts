@@ -1,4 +1,4 @@
-import type { QuarryConfig } from '@quarry/config';
+import type { QuarryConfig } from '@quarry/config/settings';
 import type { JobKind, WorkspaceToolInput, WorkspaceToolName, WorkspaceToolResult } from '@quarry/contracts';
 import { detectStack, scanWithStack, type DetectionMode } from '@quarry/detect';
 import type { SafeFetcher } from '@quarry/fetch';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BUILT_KINDS, JOB_CONTRACTS, JOB_KINDS, jobViewSchema, mentionsParseRequestSchema, quarryErrorSchema } from '@quarry/contracts';
+import { BUILT_KINDS, JOB_CONTRACTS, JOB_KINDS, jobViewSchema, mentionsParseRequestSchema, quarryErrorSchema, searchAnswerSchema, searchInputSchema } from '@quarry/contracts';
 import type { OpenAPIObject } from '@nestjs/swagger';
 
 /**
@@ -84,6 +84,19 @@ export function buildOpenApiDocument(): OpenAPIObject {
           summary: "The typed parse of a prompt's mentions (spans, syntax errors with fix-its), synchronously; nothing is loaded",
           requestBody: { required: true, content: { 'application/json': { schema: schema(mentionsParseRequestSchema) } } as never },
           responses: { '200': { description: '{mentions:[{kind, raw, span, path?, range?, query?, pattern?, url?}], errors:[{kind, raw, span, message, suggestion?}]}' }, '400': error, '401': error },
+        },
+      },
+      '/v1/search': {
+        post: {
+          summary: 'Search a repository inside QUARRY_WORKSPACE_ROOTS for a fixed string or an RE2 regex, answered at once; total = the sum of `rg -c`',
+          requestBody: { required: true, content: { 'application/json': { schema: schema(searchInputSchema) } } as never },
+          responses: {
+            '200': { description: '{total, files, indexed, filesSearched, skipped, timedOut, truncated, hits, counts?}', content: { 'application/json': { schema: schema(searchAnswerSchema) } } as never },
+            '400': error,
+            '401': error,
+            '403': error,
+            '404': error,
+          },
         },
       },
       '/health': { get: { summary: 'Liveness', security: [], responses: { '200': { description: 'ok' } } } },

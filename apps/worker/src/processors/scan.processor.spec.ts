@@ -6,6 +6,8 @@ import type { JobContext } from '../job-handler';
 import type { StackDetector } from '../stack-detector';
 import { ScanProcessor } from './scan.processor';
 import { JobSnapshots } from '../job-snapshots';
+import type { ScanShards } from '../scan-shards';
+import { MemoryBlobFacts } from '@quarry/blob-scan';
 
 describe('ScanProcessor', () => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-scan-proc-')));
@@ -19,17 +21,19 @@ describe('ScanProcessor', () => {
   const context = (signal = new AbortController().signal): JobContext => ({
     jobId: 'j', attempt: 1, signal, progress: () => undefined, ownerId: null, queueJob: { id: 'j', queue: 'q' },
   });
+  /** Only git sources use the queue; these scans are of a directory. */
+  const shards = { id: 'test-worker' } as ScanShards;
   const detector = (detect: StackDetector['detect']) => ({ detect }) as StackDetector;
 
   it('carries the stack the detector found', async () => {
     const services = [{ metadata: { path: '.' } }] as never;
-    const result = await new ScanProcessor(snapshots, detector(async () => services)).run({ root }, context());
+    const result = await new ScanProcessor(snapshots, detector(async () => services), new MemoryBlobFacts(), shards).run({ root }, context());
     expect(result.files).toBe(2);
     expect(result.stack).toBe(services);
   });
 
   it('a detection that fails leaves the scan without a stack instead of failing it', async () => {
-    const result = await new ScanProcessor(snapshots, detector(async () => { throw new Error('detector bug'); })).run({ root }, context());
+    const result = await new ScanProcessor(snapshots, detector(async () => { throw new Error('detector bug'); }), new MemoryBlobFacts(), shards).run({ root }, context());
     expect(result.files).toBe(2);
     expect(result).not.toHaveProperty('stack');
   });
@@ -39,6 +43,6 @@ describe('ScanProcessor', () => {
     const cancelled = new Error('cancelled');
     const slowDetector = detector(() => new Promise((_resolve, reject) => setTimeout(() => reject(cancelled), 10)));
     controller.abort(cancelled);
-    await expect(new ScanProcessor(snapshots, slowDetector).run({ root }, context(controller.signal))).rejects.toBe(cancelled);
+    await expect(new ScanProcessor(snapshots, slowDetector, new MemoryBlobFacts(), shards).run({ root }, context(controller.signal))).rejects.toBe(cancelled);
   });
 });

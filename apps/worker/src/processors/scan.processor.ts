@@ -1,28 +1,58 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { ScanInput, ScanResult } from '@quarry/contracts';
-import { scanWithStack } from '@quarry/detect';
+import { InProcessShardExecutor, shardedScan, type BlobFactStore } from '@quarry/blob-scan';
+import { BlobFactRepository } from '@quarry/db';
+import { withStack } from '@quarry/detect';
 import { repoReaderOf } from '@quarry/snapshot';
 import { HandlesJob, JobContext, JobHandler } from '../job-handler';
 import { JobSnapshots } from '../job-snapshots';
+import { ScanShards } from '../scan-shards';
 import { StackDetector } from '../stack-detector';
 
+/** Shards of a directory scan run in this worker, this many at once: no other worker can read its disk. */
+const LOCAL_SHARD_CONCURRENCY = 2;
+
+/**
+ * A scan as shards over blobs. A git commit's shards are child jobs any worker may take (each reads
+ * from its own cache); a directory's run here. Blobs already in Postgres are not read again, by
+ * anyone; the result is assembled from the commit's entries and the blob rows.
+ */
 @Injectable()
 @HandlesJob('scan')
 export class ScanProcessor implements JobHandler<'scan'> {
   constructor(
     private readonly snapshots: JobSnapshots,
     private readonly detector: StackDetector,
+    @Inject(BlobFactRepository) private readonly facts: BlobFactStore,
+    private readonly shards: ScanShards,
   ) {}
 
   async run(input: ScanInput, context: JobContext): Promise<ScanResult> {
     // A path is checked again here: a worker on another machine has its own view of the allowed roots.
     const { result, source } = await this.snapshots.run(input, context, (snapshot) =>
-      scanWithStack(snapshot, {
-        detect: (signal) => this.detector.detect(repoReaderOf(snapshot), undefined, signal),
-        signal: context.signal,
-        onProgress: (progress) => context.progress(progress),
-      }),
+      withStack(
+        (signal) => this.detector.detect(repoReaderOf(snapshot), undefined, signal),
+        context.signal,
+        () =>
+          shardedScan(snapshot, {
+            store: this.facts,
+            executor: isGit(snapshot) ? this.shards.executorFor(context.jobId, snapshot.source) : new InProcessShardExecutor(snapshot, this.facts, LOCAL_SHARD_CONCURRENCY, this.shards.id),
+            // A few files left to read (a small commit's re-scan) are read here, not handed over.
+            inline: new InProcessShardExecutor(snapshot, this.facts, 1, this.shards.id),
+            signal: context.signal,
+            limits: this.shards.limits,
+            onProgress: (progress) => context.progress(progress),
+          }),
+      ),
     );
     return { ...result, source };
+  }
+}
+
+function isGit(snapshot: { source: unknown }): boolean {
+  try {
+    return typeof snapshot.source === 'object' && snapshot.source !== null && 'git' in snapshot.source;
+  } catch {
+    return false; // a directory, identified beside the work
   }
 }

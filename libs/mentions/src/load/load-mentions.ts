@@ -48,10 +48,21 @@ export interface LoadedMention {
   sha256?: string;
   /** Matches found by a search or grep, all counted (the block shows at most 50). */
   matches?: number;
+  /** @search/@grep: files the search did not look into (binary, over the size cap, unreadable) and whether it ran out of time. */
+  searchCoverage?: SearchCoverage;
   /** Credentials redacted in what was loaded for it. */
   redactions?: number;
   /** Definitions a @symbol: mention matched. */
   definitions?: number;
+}
+
+/** What a search left out; reported with the mention, never silent. */
+export interface SearchCoverage {
+  filesSearched: number;
+  binary: number;
+  tooLarge: number;
+  unreadable: number;
+  timedOut: boolean;
 }
 
 export const DEFAULT_MAX_URLS = 10;
@@ -217,17 +228,34 @@ async function loadSearch(mention: SearchMention | GrepMention, context: LoadCon
     root: context.root,
     mode: mention.kind === 'search' ? 'literal' : 'regex',
     pattern,
+    // @search is smart-case, as `rg -S`: "todo" finds TODO, "Todo" only Todo. @grep is case-sensitive, (?i) folds.
+    caseSensitivity: mention.kind === 'search' ? 'smart' : 'sensitive',
     timeoutMs: context.searchTimeoutMs,
     signal: context.signal,
   });
   let body = result.totalMatches === 0 ? `No matches in ${result.filesSearched} files.` : formatMatches(result);
+  const left = leftOut(result.skipped);
+  if (left) body += `\n(not searched: ${left})`;
   if (result.timedOut) body += `\n(the search stopped at its time budget after ${result.filesSearched} files: counts are partial)`;
   return {
     kind: mention.kind,
     sha256: sha256(body),
     matches: result.totalMatches,
+    searchCoverage: { filesSearched: result.filesSearched, ...result.skipped, timedOut: result.timedOut },
     outcome: { status: 'loaded', block: { kind: mention.kind, pattern, body, matches: result.totalMatches, shown: result.matches.length } },
   };
+}
+
+/** "2 binary files, 1 file over the size cap", or '' when nothing was left out. */
+function leftOut(skipped: { binary: number; tooLarge: number; unreadable: number }): string {
+  const files = (count: number) => `${count} file${count === 1 ? '' : 's'}`;
+  return [
+    skipped.binary ? `${files(skipped.binary)} binary` : '',
+    skipped.tooLarge ? `${files(skipped.tooLarge)} over the size cap` : '',
+    skipped.unreadable ? `${files(skipped.unreadable)} unreadable` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
 
 // ── symbols ──────────────────────────────────────────────────────────────────────────────────

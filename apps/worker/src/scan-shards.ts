@@ -1,0 +1,180 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Job, Queue, Worker } from 'bullmq';
+import IORedis from 'ioredis';
+import { describeShardPaths, runShard, workerId, type ShardExecutor, type ShardOutcome, type ShardTask } from '@quarry/blob-scan';
+import { QuarryError } from '@quarry/contracts';
+import { QUARRY_CONFIG, QuarryConfig, Logger } from '@quarry/config';
+import { BlobFactRepository } from '@quarry/db';
+import { cancelChannel, redisOptions, SCAN_SHARD_OPTIONS, SCAN_SHARD_QUEUE, type ScanShardData } from '@quarry/queue';
+import type { ResolvedSource } from '@quarry/snapshot';
+import { JobSnapshots } from './job-snapshots';
+import { WORKER_LOGGER } from './worker-logger';
+
+/** How often a scan looks at its shards' state and progress. */
+const POLL_MS = 200;
+/** How often a running shard writes its progress to Redis. */
+const PROGRESS_MS = 250;
+
+/**
+ * The distributed half of a sharded scan: shards are BullMQ jobs on the `scan-shard` queue, taken
+ * by every worker that serves `scan` (this one included), each reading the shard's blobs from its
+ * own snapshot cache and writing their facts to Postgres. The parent scan polls its shards' state
+ * and progress; a shard that failed after its retries fails the scan with `scan_shard_failed`
+ * naming its paths; cancelling the scan removes its waiting shards and stops its running ones.
+ */
+@Injectable()
+export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly connection: IORedis;
+  private readonly queue: Queue<ScanShardData, ShardOutcome>;
+  private worker: Worker<ScanShardData, ShardOutcome> | undefined;
+  private subscriber: IORedis | undefined;
+  /** Running shards here, by shard job id → their scan's id. */
+  private readonly running = new Map<string, string>();
+  readonly id = workerId();
+  get limits(): QuarryConfig['shardLimits'] {
+    return this.config.shardLimits;
+  }
+
+  constructor(
+    @Inject(QUARRY_CONFIG) private readonly config: QuarryConfig,
+    @Inject(WORKER_LOGGER) private readonly logger: Logger,
+    private readonly snapshots: JobSnapshots,
+    private readonly facts: BlobFactRepository,
+  ) {
+    this.connection = new IORedis(redisOptions(config.redisUrl));
+    this.queue = new Queue(SCAN_SHARD_QUEUE, { connection: this.connection, prefix: config.queuePrefix });
+  }
+
+  /** The executor of one scan: its shards become jobs any worker may take. */
+  executorFor(parentId: string, source: ResolvedSource): ShardExecutor {
+    if (!('git' in source)) throw new Error('only a git source can be read by other workers');
+    return { run: (tasks, options) => this.runShards(parentId, source, tasks, options) };
+  }
+
+  private async runShards(
+    parentId: string,
+    source: { git: string; ref: string; commit: string },
+    tasks: readonly ShardTask[],
+    options: { signal: AbortSignal; onProgress: (index: number, done: number, worker?: string) => void },
+  ): Promise<ShardOutcome[]> {
+    const { signal } = options;
+    // The id names the scan and the shard's files: a scan run again (a retry, the reconciler) finds
+    // its finished shards done, and re-plans only the blobs still missing.
+    const ids = tasks.map((task) => `${parentId}-${task.index}-${createHash('sha1').update(task.files.map((file) => `${file.path}\0${file.blob ?? ''}`).join('\n')).digest('hex').slice(0, 16)}`);
+    await this.queue.addBulk(
+      tasks.map((task, index) => ({
+        name: 'shard',
+        data: { parentId, source: { git: source.git, ref: source.ref, commit: source.commit }, files: task.files.map(({ path, blob }) => ({ path, blob })), index: task.index, count: tasks.length },
+        opts: { ...SCAN_SHARD_OPTIONS, jobId: ids[index] },
+      })),
+    );
+    const outcomes = new Array<ShardOutcome | undefined>(tasks.length);
+    try {
+      for (;;) {
+        let open = 0;
+        await Promise.all(
+          tasks.map(async (task, index) => {
+            if (outcomes[index]) return;
+            const job = await Job.fromId<ScanShardData, ShardOutcome>(this.queue, ids[index]);
+            if (!job) {
+              throw new QuarryError('job_lost', `Shard ${index + 1} of ${tasks.length} vanished from the queue (Redis lost its data?).`, {
+                suggestion: 'The scan is retried: shards already written are not read again.',
+                permanent: false,
+              });
+            }
+            const state = await job.getState();
+            if (state === 'completed') {
+              outcomes[index] = job.returnvalue;
+              options.onProgress(task.index, task.files.length, job.returnvalue?.worker);
+              return;
+            }
+            if (state === 'failed') {
+              throw new QuarryError(
+                'scan_shard_failed',
+                `Shard ${index + 1} of ${tasks.length} (${describeShardPaths(task.files)}) failed after ${job.attemptsMade} attempts: ${job.failedReason}`,
+                { suggestion: 'Retry the scan: the shards that succeeded are not read again.' },
+              );
+            }
+            open++;
+            if (typeof job.progress === 'number') options.onProgress(task.index, job.progress, job.processedBy);
+            else if (job.processedBy) options.onProgress(task.index, 0, job.processedBy);
+          }),
+        );
+        if (open === 0) return outcomes as ShardOutcome[];
+        await sleep(POLL_MS, undefined, { signal });
+      }
+    } catch (error) {
+      if (signal.aborted) await this.cancelShards(parentId, ids);
+      throw signal.aborted ? signal.reason : error;
+    }
+  }
+
+  /** Drops the shards still waiting; tells the workers running the others to stop. */
+  private async cancelShards(parentId: string, ids: readonly string[]): Promise<void> {
+    await Promise.all(ids.map((id) => this.queue.remove(id).catch(() => 0)));
+    await this.connection.publish(cancelChannel(this.config.queuePrefix), parentId).catch(() => 0);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.workerQueues.includes('scan')) return;
+    this.worker = new Worker<ScanShardData, ShardOutcome>(SCAN_SHARD_QUEUE, (job, _token, signal) => this.runOne(job, signal), {
+      connection: redisOptions(this.config.redisUrl, true),
+      prefix: this.config.queuePrefix,
+      name: this.id,
+      concurrency: this.config.shardConcurrency,
+      lockDuration: this.config.jobLockMs,
+      stalledInterval: this.config.stalledIntervalMs,
+    });
+    this.worker.on('error', (error) => this.logger.error({ err: error, queue: SCAN_SHARD_QUEUE }, 'shard worker error'));
+    this.subscriber = new IORedis(redisOptions(this.config.redisUrl, true));
+    this.subscriber.on('message', (_channel, jobId: string) => {
+      for (const [shardId, parentId] of this.running) if (parentId === jobId) this.worker?.cancelJob(shardId, 'cancelled');
+    });
+    await this.subscriber.subscribe(cancelChannel(this.config.queuePrefix));
+  }
+
+  private async runOne(job: Job<ScanShardData, ShardOutcome>, signal: AbortSignal | undefined): Promise<ShardOutcome> {
+    const shardId = job.id as string;
+    this.running.set(shardId, job.data.parentId);
+    const abort = signal ?? new AbortController().signal;
+    let lastProgress = 0;
+    try {
+      const snapshot = await this.snapshots.provider.open(job.data.source, abort);
+      try {
+        const outcome = await runShard(snapshot, job.data.files, this.facts, {
+          worker: this.id,
+          signal: abort,
+          onProgress: (done) => {
+            const now = Date.now();
+            if (now - lastProgress < PROGRESS_MS) return;
+            lastProgress = now;
+            void job.updateProgress(done).catch(() => undefined);
+          },
+        });
+        this.logger.debug?.({ shard: shardId, files: job.data.files.length, processed: outcome.processed }, 'shard done');
+        return outcome;
+      } finally {
+        snapshot.close();
+      }
+    } finally {
+      this.running.delete(shardId);
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    const worker = this.worker;
+    if (worker) {
+      // Like the job workers: finish the running shards, up to the timeout; past it they run again elsewhere.
+      const timedOut = await Promise.race([
+        worker.close().then(() => false),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(true), this.config.shutdownTimeoutMs).unref()),
+      ]);
+      if (timedOut) await worker.close(true);
+    }
+    await this.subscriber?.quit().catch(() => undefined);
+    await this.queue.close();
+    await this.connection.quit().catch(() => this.connection.disconnect());
+  }
+}

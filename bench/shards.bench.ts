@@ -1,0 +1,168 @@
+/**
+ * (h) One scan across worker processes, on the Linux tree served by a local `git http-backend`:
+ *
+ *   - first scan of the URL with 1, 2 (and 4 with --h-four) worker processes, each with its own
+ *     QUARRY_DATA_DIR (no shared cache: every worker fetches its own shards' blobs) and the blob
+ *     table emptied before each run. Target: 2 workers ≥ 1.8× faster than 1;
+ *   - the first scan with 1 worker vs `rg -c ''` over the checkout (every file read, lines counted).
+ *     Target ≤ 1.5× (the scan also fetches the blobs from the server; a path scan is shown too);
+ *   - a re-scan after a one-file commit: target < 1 s end to end (submit → succeeded);
+ *   - peak RSS per worker (VmHWM). Target < 300 MB.
+ *
+ * The served repository is a `--shared` bare clone of the tree (its objects borrowed through
+ * alternates), so the one-file commit never touches the cached tree.
+ *
+ *   node dist/bench/shards.bench.js [--h-four]
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+import { Client } from 'pg';
+import { applyMigrations, ensureDatabase } from '../libs/db/src/migrator';
+import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
+import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
+import { ensureLinuxTree } from './linux-tree';
+import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix } from './support';
+
+const run = promisify(execFile);
+/** A database of this bench's own: it empties blob_facts between runs. */
+const DATABASE_URL = BENCH_DATABASE_URL.replace(/\/[^/]*$/, '/quarry_bench_shards');
+
+export interface ShardsBenchRow {
+  workers: number;
+  ms: number;
+  shards: number;
+  workersSeen: number;
+  files: number;
+  peakRssMB: number[];
+}
+
+export interface ShardsBenchReport {
+  rows: ShardsBenchRow[];
+  rgMs: number;
+  pathScanMs: number;
+  rescanMs: number;
+  rescanBlobs: unknown;
+  countsMatch: boolean;
+  load: string;
+}
+
+export async function runShardsBench(options: { four?: boolean } = {}): Promise<ShardsBenchReport> {
+  assertBuilt();
+  const tree = ensureLinuxTree();
+  const work = mkdtempSync(path.join(os.tmpdir(), 'quarry-shards-bench-'));
+  const served = path.join(work, 'served');
+  mkdirSync(served);
+  const bare = path.join(served, 'linux.git');
+  execFileSync('git', ['clone', '-q', '--bare', '--shared', tree, bare]);
+  const server = await GitHttpServer.start(served);
+  const url = server.url('linux.git');
+  const group = new ProcessGroup();
+  await ensureDatabase(DATABASE_URL);
+  await applyMigrations(DATABASE_URL);
+  const pg = new Client({ connectionString: DATABASE_URL });
+  await pg.connect();
+  const prefix = benchPrefix('shards');
+  const env: Record<string, string> = {
+    QUARRY_DATABASE_URL: DATABASE_URL,
+    QUARRY_REDIS_URL: BENCH_REDIS_URL,
+    QUARRY_QUEUE_PREFIX: prefix,
+    QUARRY_WORKSPACE_ROOTS: path.dirname(tree),
+    QUARRY_FETCH_ALLOW: '127.0.0.1/32',
+    QUARRY_LOG_LEVEL: 'warn',
+    ...NO_RECONCILER_ENV,
+  };
+  const report: ShardsBenchReport = { rows: [], rgMs: 0, pathScanMs: 0, rescanMs: 0, rescanBlobs: undefined, countsMatch: true, load: os.loadavg().map((value) => value.toFixed(1)).join(' ') };
+  try {
+    const gateway = await group.startGateway({ ...env, QUARRY_DATA_DIR: path.join(work, 'gateway') }, { timeoutMs: 60_000 });
+    const api = async (method: string, route: string, body?: unknown) => {
+      const response = await fetch(gateway.url + route, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+      return response.json() as Promise<any>;
+    };
+    const scan = async (input: unknown) => {
+      const started = performance.now();
+      const { id } = await api('POST', '/v1/jobs', { kind: 'scan', input });
+      const job = await pollUntil(async () => {
+        const view = await api('GET', `/v1/jobs/${id}`);
+        return ['succeeded', 'failed', 'cancelled'].includes(view.status) ? view : undefined;
+      }, 30 * 60_000, `scan ${id}`, 25);
+      const ms = performance.now() - started;
+      if (job.status !== 'succeeded') throw new Error(`scan ${id} ${job.status}: ${JSON.stringify(job.error)}`);
+      return { ms, result: job.result };
+    };
+    const startWorkers = (count: number, label: string) =>
+      Promise.all(
+        Array.from({ length: count }, (_, index) =>
+          group.startWorker(`${label}-w${index + 1}`, { ...env, QUARRY_LOG_LEVEL: 'info', QUARRY_DATA_DIR: path.join(work, `${label}-w${index + 1}`), QUARRY_WORKER_ID: `${label}-w${index + 1}`, QUARRY_WORKER_CONCURRENCY: '2' }, { waitForReady: true, timeoutMs: 60_000 }),
+        ),
+      );
+
+    // Peer: every file read and its lines counted.
+    const rgStarted = performance.now();
+    await run('rg', ['-c', '', '--hidden', '--glob', '!.git', tree], { maxBuffer: 1 << 30 }).catch((error) => error);
+    report.rgMs = performance.now() - rgStarted;
+
+    let reference: unknown;
+    let survivors: ChildHandle[] = [];
+    for (const count of options.four ? [1, 2, 4] : [1, 2]) {
+      await pg.query('TRUNCATE blob_facts');
+      const workers = await startWorkers(count, `n${count}`);
+      console.log(`  ${count} worker(s): scanning ${url}`);
+      const { ms, result } = await scan({ source: { git: url } });
+      const counts = JSON.stringify([result.files, result.bytes, result.lines, result.languages]);
+      reference ??= counts;
+      if (counts !== reference) report.countsMatch = false;
+      report.rows.push({ workers: count, ms, shards: result.shards, workersSeen: result.workers, files: result.files, peakRssMB: workers.map(peakRssMB) });
+      console.log(`    ${(ms / 1000).toFixed(1)} s, ${result.shards} shards, ${result.workers} workers took part`);
+      if (count === 2) survivors = workers;
+      else await Promise.all(workers.map((worker) => worker.stop(10_000)));
+    }
+
+    // One file changes: the 2 workers re-scan (the table holds every other blob).
+    const git = (...args: string[]) => execFileSync('git', ['-C', bare, ...args], { env: { ...process.env, GIT_INDEX_FILE: path.join(work, 'index'), GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } }).toString().trim();
+    const branch = git('symbolic-ref', '--short', 'HEAD');
+    git('read-tree', 'HEAD');
+    const blob = execFileSync('git', ['-C', bare, 'hash-object', '-w', '--stdin'], { input: `one-file change ${Date.now()}\n` }).toString().trim();
+    git('update-index', '--cacheinfo', `100644,${blob},README`);
+    const commit = git('commit-tree', git('write-tree'), '-p', 'HEAD', '-m', 'one file');
+    git('update-ref', `refs/heads/${branch}`, commit);
+    const rescan = await scan({ source: { git: url } });
+    report.rescanMs = rescan.ms;
+    report.rescanBlobs = rescan.result.blobs;
+    console.log(`  re-scan after a one-file commit: ${rescan.ms.toFixed(0)} ms, blobs ${JSON.stringify(rescan.result.blobs)}`);
+    for (const row of report.rows) if (row.workers === 2) row.peakRssMB = survivors.map(peakRssMB);
+
+    // The same tree by path, one worker's in-process shards (blob ids are learnt by reading).
+    await pg.query('TRUNCATE blob_facts');
+    const path1 = await scan({ source: { path: tree } });
+    report.pathScanMs = path1.ms;
+  } finally {
+    await group.stopAll(5_000);
+    await pg.end();
+    await server.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+  return report;
+}
+
+function peakRssMB(worker: ChildHandle): number {
+  try {
+    const status = readFileSync(`/proc/${worker.pid}/status`, 'utf8');
+    return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+  } catch {
+    return -1;
+  }
+}
+
+if (require.main === module) {
+  runShardsBench({ four: process.argv.includes('--h-four') }).then(
+    (report) => console.log(JSON.stringify(report, null, 2)),
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

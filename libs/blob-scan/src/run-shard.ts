@@ -1,0 +1,79 @@
+import type { Snapshot } from '@quarry/snapshot';
+import { blobId } from '@quarry/snapshot';
+import { measureContent, type FileMeasure } from '@quarry/workspace';
+import { factOf, type BlobFact, type BlobFactStore } from './blob-facts';
+import type { ShardFile } from './plan';
+
+/** What a shard reports back to its scan. */
+export interface ShardOutcome {
+  /** Who ran it (QUARRY_WORKER_ID, else host:pid). */
+  worker: string;
+  /** Blobs this run added to the store (0 for a shard that ran before and is repeated). */
+  processed: number;
+  /** The blob each file turned out to have, for files listed without one (a directory source). */
+  blobs: Array<[path: string, blob: string]>;
+}
+
+export interface RunShardOptions {
+  worker: string;
+  signal?: AbortSignal;
+  /** Files done so far in this shard. */
+  onProgress?: (done: number) => void;
+}
+
+/** Facts are written in batches this size while the shard runs: a killed shard leaves its finished batches. */
+const RECORD_BATCH = 1_000;
+
+/**
+ * Reads one shard's files from this worker's own snapshot (for a git commit: only these blobs
+ * are fetched, in one batch) and records each blob's facts. Files listed with their blob (a git
+ * tree) are measured through the snapshot, whose per-blob measure cache spares repeats; files
+ * without (a directory) are read once for both their blob id and their measure.
+ */
+export async function runShard(snapshot: Snapshot, files: readonly ShardFile[], store: BlobFactStore, options: RunShardOptions): Promise<ShardOutcome> {
+  const { signal, onProgress } = options;
+  const outcome: ShardOutcome = { worker: options.worker, processed: 0, blobs: [] };
+  let pending: BlobFact[] = [];
+  let done = 0;
+  let writes: Promise<void> = Promise.resolve();
+  const flush = () => {
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    writes = writes.then(async () => {
+      outcome.processed += await store.record(batch);
+    });
+    writes.catch(() => undefined); // awaited at the end; a failed write fails the shard there
+  };
+  const add = (blob: string, measure: FileMeasure) => {
+    const fact = factOf(blob, measure);
+    if (fact) pending.push(fact);
+    onProgress?.(++done);
+    if (pending.length >= RECORD_BATCH) flush();
+  };
+
+  const known = files.filter((file) => file.blob !== undefined);
+  if (known.length > 0) {
+    const blobOf = new Map(known.map((file) => [file.path, file.blob as string]));
+    await snapshot.measure(
+      known.map((file) => file.path),
+      (path, measure) => add(blobOf.get(path) as string, measure),
+      { signal },
+    );
+  }
+  for (const file of files) {
+    if (file.blob !== undefined) continue;
+    signal?.throwIfAborted();
+    const content = await snapshot.readFile(file.path);
+    if (!content) {
+      onProgress?.(++done);
+      continue;
+    }
+    const blob = blobId(content);
+    outcome.blobs.push([file.path, blob]);
+    add(blob, measureContent(content));
+  }
+  flush();
+  await writes;
+  return outcome;
+}

@@ -1,0 +1,130 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SnapshotProvider, type Snapshot } from '@quarry/snapshot';
+import { scanRepository, type ScanSource } from '@quarry/workspace';
+import { GitHttpServer, makeFixtureRepositories, type FixtureRepositories } from '../../snapshot/src/testing/git-http-server';
+import { MemoryBlobFacts, type BlobFact, type BlobFactStore } from './blob-facts';
+import { InProcessShardExecutor } from './in-process-executor';
+import { planShards, describeShardPaths } from './plan';
+import { shardedScan } from './sharded-scan';
+
+jest.setTimeout(60_000);
+
+let fixtures: FixtureRepositories;
+let server: GitHttpServer;
+const dataDirs: string[] = [];
+const providers: SnapshotProvider[] = [];
+
+beforeAll(async () => {
+  fixtures = makeFixtureRepositories();
+  server = await GitHttpServer.start(fixtures.root);
+});
+afterAll(async () => {
+  await Promise.all(providers.map((provider) => provider.close()));
+  await server.close();
+  fixtures.remove();
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function provider(): SnapshotProvider {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'quarry-blob-scan-'));
+  dataDirs.push(dataDir);
+  const created = new SnapshotProvider({ workspaceRoots: [path.dirname(fixtures.checkout), os.tmpdir()], git: { dataDir, allow: ['127.0.0.1/32'] } });
+  providers.push(created);
+  return created;
+}
+
+const comparable = (result: Awaited<ReturnType<typeof scanRepository>>) => {
+  const { root: _root, durationMs: _duration, shards: _s, workers: _w, workerIds: _i, blobs: _b, source: _source, ...rest } = result;
+  return rest;
+};
+
+/** Tiny shards, so even the fixture splits into several. */
+const TINY = { maxFiles: 2, maxBytes: 1024 };
+
+function sharded(snapshot: Snapshot, store: BlobFactStore, concurrency = 3) {
+  return shardedScan(snapshot, { store, executor: new InProcessShardExecutor(snapshot, store, concurrency, 'w1'), signal: new AbortController().signal, limits: TINY });
+}
+
+describe('a sharded scan', () => {
+  it('of a git commit equals the single-process scan of its checkout, and a repeat reads nothing', async () => {
+    const snapshot = await provider().open({ git: server.url('demo.git'), ref: 'main' });
+    const store = new MemoryBlobFacts();
+    const first = await sharded(snapshot, store);
+    const single = await scanRepository(fixtures.checkout);
+    expect(comparable(first)).toEqual(comparable(single));
+    expect(first.shards).toBeGreaterThan(1);
+    expect(first.workers).toBe(1);
+    expect(first.blobs.processed).toBe(first.blobs.total);
+    expect(first.blobs.reused).toBe(0);
+
+    const again = await sharded(snapshot, store);
+    expect(comparable(again)).toEqual(comparable(single));
+    expect(again).toMatchObject({ shards: 0, workers: 0, blobs: { total: first.blobs.total, processed: 0, reused: first.blobs.total } });
+  });
+
+  it('of a directory equals the single-process scan, whatever the concurrency', async () => {
+    const root = await provider().openLocal(fixtures.checkout);
+    const single = await scanRepository(root as ScanSource);
+    for (const concurrency of [1, 4]) {
+      const result = await sharded(root, new MemoryBlobFacts(), concurrency);
+      expect(comparable(result)).toEqual(comparable(single));
+      expect(result.shards).toBeGreaterThan(1);
+    }
+  });
+
+  it('after a one-file commit reads exactly one blob', async () => {
+    const work = mkdtempSync(path.join(os.tmpdir(), 'quarry-blob-scan-repo-'));
+    dataDirs.push(work);
+    const git = (...args: string[]) => execFileSync('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
+    git('init', '-q', '-b', 'main');
+    for (let index = 0; index < 20; index++) writeFileSync(path.join(work, `f${index}.ts`), `export const v${index} = ${index};\n`);
+    git('add', '.');
+    git('commit', '-q', '-m', 'one');
+    const repos = provider();
+    const store = new MemoryBlobFacts();
+    const recorded: BlobFact[] = [];
+    const spy: BlobFactStore = { lookup: (blobs) => store.lookup(blobs), record: (facts) => (recorded.push(...facts), store.record(facts)) };
+    // A directory source has no blob ids up front; the same commit read through git has: use git.
+    execFileSync('git', ['clone', '-q', '--bare', work, path.join(fixtures.root, 'inc.git')]);
+    const first = await sharded(await repos.open({ git: server.url('inc.git'), ref: 'main' }), spy);
+    expect(first.blobs).toEqual({ total: 20, processed: 20, reused: 0 });
+    writeFileSync(path.join(work, 'f3.ts'), 'export const v3 = "changed";\nexport {};\n');
+    git('commit', '-q', '-am', 'two');
+    execFileSync('git', ['-C', path.join(fixtures.root, 'inc.git'), 'fetch', '-q', work, '+main:main']);
+    recorded.length = 0;
+    // One file to read: it is read in place, never handed to the (here: refusing) executor.
+    const snapshot = await repos.open({ git: server.url('inc.git'), ref: 'main' });
+    const refusing = { run: () => Promise.reject(new Error('a one-blob re-scan must not be handed over')) };
+    const second = await shardedScan(snapshot, { store: spy, executor: refusing, inline: new InProcessShardExecutor(snapshot, spy, 1, 'here'), signal: new AbortController().signal, limits: TINY });
+    expect(second.workerIds).toEqual(['here']);
+    expect(recorded.map((fact) => fact.kind)).toEqual(['text']);
+    expect(second.blobs).toEqual({ total: 20, processed: 1, reused: 19 });
+    expect(second.shards).toBe(1);
+    expect(second.lines).toBe(first.lines + 1);
+  });
+});
+
+describe('planShards', () => {
+  it('balances by bytes and caps files, in path order', () => {
+    const files = [
+      { path: 'b', bytes: 600 },
+      { path: 'a', bytes: 600 },
+      { path: 'c', bytes: 5000 },
+      { path: 'd', bytes: 10 },
+      { path: 'e', bytes: 10 },
+      { path: 'f', bytes: 10 },
+    ];
+    const shards = planShards(files, { maxFiles: 2, maxBytes: 1000 });
+    expect(shards.map((shard) => shard.files.map((file) => file.path))).toEqual([['a'], ['b'], ['c'], ['d', 'e'], ['f']]);
+    expect(shards.map((shard) => shard.index)).toEqual([0, 1, 2, 3, 4]);
+    expect(planShards([])).toEqual([]);
+  });
+
+  it('names a shard by its first paths', () => {
+    expect(describeShardPaths([{ path: 'a' }, { path: 'b' }], 5)).toBe('a, b');
+    expect(describeShardPaths([{ path: 'a' }, { path: 'b' }, { path: 'c' }], 2)).toBe('a, b and 1 more');
+  });
+});

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+/*
+ * `POST /v1/search` and `quarry search`: a literal or RE2 search over a repository, answered at
+ * once (a read, not a job: see docs/decisions.md), counted the way `rg -c` counts. `indexed`
+ * says whether an index answered; cold searches (the only kind today) read the files.
+ */
+
+export const searchInputSchema = z.object({
+  root: z.string().min(1).max(4096),
+  /** Checked by the search itself (empty, too long, line breaks → pattern_invalid; RE2 refusals → regex_invalid). */
+  pattern: z.string().max(100_000),
+  regex: z.boolean().default(false),
+  /** `sensitive` (rg's default), `insensitive` (rg -i) or `smart` (rg -S). */
+  case: z.enum(['sensitive', 'insensitive', 'smart']).default('sensitive'),
+  /** Only files matching this glob: `*.c` at any depth, `drivers/**\/*.c` on the root-relative path. */
+  path: z.string().min(1).max(1_000).optional(),
+  /** A root-relative directory to search in. */
+  directory: z.string().min(1).max(4096).optional(),
+  /** Hidden files and directories too (rg --hidden). */
+  hidden: z.boolean().default(false),
+  /** Hits returned with their text; every match is counted regardless. */
+  maxResults: z.number().int().min(0).max(10_000).default(50),
+  contextLines: z.number().int().min(0).max(20).default(0),
+  /** Every matching file with its count, as `rg -c` prints them. */
+  counts: z.boolean().default(false),
+});
+
+const skippedSchema = z.object({
+  /** Files with a NUL byte (searched by neither Quarry nor ripgrep). */
+  binary: z.number().int(),
+  /** Files over the size cap (64 MiB). */
+  tooLarge: z.number().int(),
+  /** Files gone or unreadable since the walk listed them. */
+  unreadable: z.number().int(),
+});
+
+export const searchAnswerSchema = z.object({
+  /** Matching lines, one per line however many matches it holds: the sum of `rg -c`. */
+  total: z.number().int(),
+  /** Files with at least one matching line. */
+  files: z.number().int(),
+  /** Whether an index answered (false: the files were read). */
+  indexed: z.boolean(),
+  /** Files read and searched; together with `skipped`, every file in scope. */
+  filesSearched: z.number().int(),
+  skipped: skippedSchema,
+  /** The time budget ran out: the counts cover only the files searched before it did. */
+  timedOut: z.boolean(),
+  /** More matching lines were counted than `hits` holds. */
+  truncated: z.boolean(),
+  ignoreCase: z.boolean(),
+  hits: z.array(
+    z.object({
+      path: z.string(),
+      line: z.number().int(),
+      column: z.number().int(),
+      text: z.string(),
+      before: z.array(z.string()).optional(),
+      after: z.array(z.string()).optional(),
+    }),
+  ),
+  /** With `counts`: every matching file and its count, by path. */
+  counts: z.array(z.object({ path: z.string(), count: z.number().int() })).optional(),
+  elapsedMs: z.number(),
+});
+
+export type SearchInput = z.input<typeof searchInputSchema>;
+export type SearchAnswer = z.infer<typeof searchAnswerSchema>;
