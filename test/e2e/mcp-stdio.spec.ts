@@ -1,6 +1,10 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import readline from 'node:readline';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { GitHttpServer, makeFixtureRepositories, type FixtureRepositories } from '../../libs/snapshot/src/testing/git-http-server';
 import { FakeOrigin } from '../support/origin';
 import { QUARRY_BIN, assertBuilt, childEnv, repoRoot } from '../support/processes';
 import { generatedTree, makeTree } from '../support/trees';
@@ -8,6 +12,7 @@ import {
   DEMO_REPOSITORY,
   StdioServer,
   callEveryTool,
+  checkFileToolsByUrl,
   connectStdio,
   errorOf,
   expectIncreasing,
@@ -104,6 +109,31 @@ describe('quarry mcp over stdio', () => {
     }, 20_000, 'the scan to stop');
     expect(job).toMatchObject({ id: jobId, kind: 'scan', status: 'cancelled', result: null });
   }, 120_000);
+});
+
+describe('quarry mcp file tools on a git URL', () => {
+  let server: StdioServer;
+  let fixtures: FixtureRepositories;
+  let git: GitHttpServer;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    assertBuilt();
+    fixtures = makeFixtureRepositories({ largeBytes: 10_000 });
+    git = await GitHttpServer.start(fixtures.root);
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'quarry-mcp-git-'));
+    server = await connectStdio(['--root', fixtures.checkout], { QUARRY_FETCH_ALLOW: '127.0.0.1/32', QUARRY_DATA_DIR: dataDir });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await git?.close();
+    fixtures?.remove();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('reads and searches a URL at a ref as a checkout of that commit, and refuses a missing ref', async () => {
+    await checkFileToolsByUrl(server.client, git.url('demo.git'), fixtures);
+  }, 60_000);
 });
 
 describe('quarry mcp stdout', () => {

@@ -1,6 +1,10 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { GitHttpServer, makeFixtureRepositories, type FixtureRepositories } from '../../libs/snapshot/src/testing/git-http-server';
 import { FakeOrigin } from '../support/origin';
 import { assertBuilt } from '../support/processes';
 import { TestStack, waitFor } from '../support/stack';
@@ -10,6 +14,7 @@ import {
   DEMO_REPOSITORY,
   StdioServer,
   callEveryTool,
+  checkFileToolsByUrl,
   connectHttp,
   connectStdio,
   errorOf,
@@ -29,18 +34,31 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   let origin: FakeOrigin;
   let client: Client;
   let repository: string;
+  let fixtures: FixtureRepositories;
+  let git: GitHttpServer;
+  let dataDir: string;
   const tree = generatedTree(20_000);
 
   beforeAll(async () => {
     repository = makeTree(DEMO_REPOSITORY);
     origin = await FakeOrigin.start({ '/page': (_request, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('remote page text') });
-    stack = await TestStack.start({ workspaceRoots: [repository, tree.root], fetch: { ...TestStack.defaults().fetch, allow: ['127.0.0.1/32'] } });
+    fixtures = makeFixtureRepositories({ largeBytes: 10_000 });
+    git = await GitHttpServer.start(fixtures.root);
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'quarry-mcp-gateway-'));
+    stack = await TestStack.start({
+      workspaceRoots: [repository, tree.root, fixtures.checkout],
+      dataDir,
+      fetch: { ...TestStack.defaults().fetch, allow: ['127.0.0.1/32'] },
+    });
     client = await connectHttp(stack.url);
   });
   afterAll(async () => {
     await client?.close();
     await origin?.close();
     await stack?.close();
+    await git?.close();
+    fixtures?.remove();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('lists its tools with schemas a client can validate against', async () => {
@@ -53,12 +71,18 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(kinds).toEqual(expect.arrayContaining(['mentions', 'detect', 'scan', 'fetch', 'interpret']));
   });
 
+  it('reads and searches a URL at a ref in the gateway, as a checkout of that commit, and refuses a missing ref', async () => {
+    await checkFileToolsByUrl(client, git.url('demo.git'), fixtures);
+    // Read in the gateway, through its own cache under its QUARRY_DATA_DIR.
+    expect(readdirSync(dataDir).length).toBeGreaterThan(0);
+  }, 60_000);
+
   it('lists the jobs as resources', async () => {
     const { resources } = await client.listResources();
     expect(resources.length).toBeGreaterThanOrEqual(5);
     expect(resources[0]).toMatchObject({ uri: expect.stringMatching(/^quarry:\/\/jobs\//), mimeType: 'application/json' });
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(['quarry://jobs/{id}', 'quarry://repo/{source}/{+path}']);
+    expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(['quarry://jobs/{id}', 'quarry://repo/{source}/{+path}{?ref}']);
   });
 
   it('sends increasing progress notifications from the job while a large scan runs', async () => {

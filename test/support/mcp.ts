@@ -211,3 +211,58 @@ export function recordProgress(): { seen: Progress[]; onprogress: (progress: Pro
 export function expectIncreasing(seen: Progress[]): void {
   for (let i = 1; i < seen.length; i++) expect(seen[i].progress).toBeGreaterThan(seen[i - 1].progress);
 }
+
+/**
+ * The file tools on a git URL (served by the test's git http-backend) answer as on a checkout of
+ * the same commit, name that commit, and refuse a missing ref with ref_not_found.
+ */
+export async function checkFileToolsByUrl(
+  client: Client,
+  gitUrl: string,
+  fixtures: { checkout: string; commits: { first: string; main: string } },
+): Promise<void> {
+  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const withoutCommit = (result: CallToolResult) => {
+    const { commit: _commit, ...rest } = result.structuredContent as Record<string, unknown>;
+    return rest;
+  };
+  for (const [name, args] of [
+    ['read_file', { path: 'src/app.ts', startLine: 2, endLine: 3 }],
+    ['search_text', { pattern: 'export', contextLines: 1 }],
+    ['list_directory', { path: '.', recursive: true }],
+    ['find_files', { pattern: '*.ts' }],
+  ] as const) {
+    const byUrl = await call(name, { repository: gitUrl, ref: 'main', ...args });
+    const byPath = await call(name, { repository: fixtures.checkout, ...args });
+    expect(byUrl.isError).toBeFalsy();
+    expect(byPath.isError).toBeFalsy();
+    expect(byUrl.structuredContent).toMatchObject({ commit: fixtures.commits.main });
+    expect((byPath.structuredContent as Record<string, unknown>).commit).toBeUndefined();
+    if (name === 'list_directory') {
+      // A checkout's listing carries modification times; the paths, types and sizes are the commit's.
+      const entries = (result: CallToolResult) => (withoutCommit(result).entries as { mtime?: string }[]).map(({ mtime: _mtime, ...entry }) => entry);
+      expect(entries(byUrl)).toEqual(entries(byPath));
+    } else {
+      expect(withoutCommit(byUrl)).toEqual(withoutCommit(byPath));
+    }
+    expect(textOf(byUrl)).toContain(`(at commit ${fixtures.commits.main})`);
+  }
+  const read = await call('read_file', { repository: gitUrl, ref: 'main', path: 'src/app.ts', startLine: 2, endLine: 3 });
+  expect(textOf(read)).toBe(`src/app.ts (lines 2-3 of 4)\n2\texport function twice(x: number) {\n3\t  return x * 2;\n(at commit ${fixtures.commits.main})`);
+  // Another ref: the file as that commit has it.
+  const first = await call('search_text', { repository: gitUrl, ref: 'v1.0', pattern: 'module.exports' });
+  expect(first.structuredContent).toMatchObject({ commit: fixtures.commits.first, totalMatches: 0 });
+  const head = await call('search_text', { repository: gitUrl, pattern: 'module.exports' });
+  expect(head.structuredContent).toMatchObject({ commit: fixtures.commits.main, totalMatches: 1 });
+
+  // The file as a resource, at a ref.
+  const uri = `quarry://repo/${encodeURIComponent(gitUrl)}/src/util.js?ref=main`;
+  const resource = await client.readResource({ uri });
+  expect(resource.contents[0]).toMatchObject({ uri, mimeType: 'text/plain', text: 'module.exports = () => 1;\n// no newline at the end\n' });
+  await expect(client.readResource({ uri: `quarry://repo/${encodeURIComponent(gitUrl)}/src/util.js?ref=v1.0` })).rejects.toThrow(/file_not_found/);
+
+  expect(errorOf(await call('read_file', { repository: gitUrl, ref: 'no-such-branch', path: 'README.md' }))).toMatchObject({ kind: 'ref_not_found' });
+  expect(errorOf(await call('search_text', { repository: gitUrl, ref: 'master', pattern: 'x' }))).toMatchObject({ kind: 'ref_not_found', suggestion: expect.stringContaining('main') });
+  expect(errorOf(await call('read_file', { repository: 'file:///etc', path: 'passwd' }))).toMatchObject({ kind: expect.stringMatching(/^url_(invalid|blocked)$/) });
+  expect(errorOf(await call('read_file', { repository: fixtures.checkout, ref: 'main', path: 'README.md' }))).toMatchObject({ kind: 'input_invalid' });
+}

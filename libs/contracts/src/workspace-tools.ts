@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withRepository } from './source';
 
 /*
  * The read-only workspace operations an agent calls directly (the MCP tools read_file,
@@ -7,7 +8,11 @@ import { z } from 'zod';
  * jobs: an agent reads many small things and waits for each.
  */
 
-const root = z.string().min(1).max(4096);
+/**
+ * The commit a git source was pinned to for this call (absent for a directory): every path and
+ * line of the answer is of exactly this commit.
+ */
+const commit = z.string().optional().describe('For a git URL repository: the commit the answer reads (the ref resolved for this call).');
 const relativePath = z.string().min(1).max(4096);
 const glob = z.string().min(1).max(1_000);
 const lineNumber = z.number().int().min(1);
@@ -15,13 +20,13 @@ const lineNumber = z.number().int().min(1);
 /** Lines one read returns at most; a longer range is cut there and says so. */
 export const READ_FILE_MAX_LINES = 2_000;
 
-export const readFileInputSchema = z.object({
-  root,
+export const readFileInputSchema = withRepository({
   path: relativePath,
   startLine: lineNumber.optional(),
   endLine: lineNumber.optional(),
 });
 export const readFileResultSchema = z.object({
+  commit,
   path: z.string(),
   language: z.string().optional(),
   /** The lines returned, 1-based and inclusive (0 and 0 for an empty file). */
@@ -36,13 +41,13 @@ export const readFileResultSchema = z.object({
   redactions: z.number().int(),
 });
 
-export const listDirectoryInputSchema = z.object({
-  root,
+export const listDirectoryInputSchema = withRepository({
   path: relativePath.default('.'),
   recursive: z.boolean().default(false),
   pattern: glob.optional(),
 });
 export const listDirectoryResultSchema = z.object({
+  commit,
   path: z.string(),
   entries: z.array(
     z.object({ path: z.string(), type: z.enum(['file', 'directory']), size: z.number().int().optional(), mtime: z.string().optional() }),
@@ -51,21 +56,20 @@ export const listDirectoryResultSchema = z.object({
   totalEntries: z.number().int(),
 });
 
-export const findFilesInputSchema = z.object({
-  root,
+export const findFilesInputSchema = withRepository({
   pattern: glob,
   directory: relativePath.optional(),
   maxResults: z.number().int().min(1).max(1_000).default(100),
 });
 export const findFilesResultSchema = z.object({
+  commit,
   matches: z.array(z.string()),
   total: z.number().int(),
   truncated: z.boolean(),
   caseInsensitive: z.boolean(),
 });
 
-export const searchTextInputSchema = z.object({
-  root,
+export const searchTextInputSchema = withRepository({
   pattern: z.string().min(1).max(1_000),
   regex: z.boolean().default(false),
   directory: relativePath.optional(),
@@ -74,6 +78,7 @@ export const searchTextInputSchema = z.object({
   contextLines: z.number().int().min(0).max(20).default(0),
 });
 export const searchTextResultSchema = z.object({
+  commit,
   matches: z.array(
     z.object({
       path: z.string(),

@@ -4,6 +4,7 @@ import { QuarryError, closestMatch, isQuarryError, parseOrThrow, type QuarryErro
 import type { QuarryBackend } from './backend';
 import type { CallContext, McpEndpoint } from './endpoint';
 import { ProgressRelay } from './progress-relay';
+import { repositoryFields } from './repository-argument';
 import { jobUri, parseResourceUri } from './resource-uris';
 import { errorBodyOf, toolFailure, toolSuccess } from './tool-result';
 import { ToolTable } from './tool-table';
@@ -70,14 +71,14 @@ export class BackendEndpoint implements McpEndpoint {
     try {
       if (!address) {
         throw new QuarryError('not_found', `"${uri}" is not a Quarry resource.`, {
-          suggestion: 'Quarry resources are quarry://jobs/{id} and quarry://repo/{repository path, percent-encoded}/{file path}.',
+          suggestion: 'Quarry resources are quarry://jobs/{id} and quarry://repo/{repository path or git URL, percent-encoded}/{file path}[?ref=REF].',
         });
       }
       if (address.type === 'job') {
         const job = await this.backend.getJob(address.id);
         return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(job, null, 2) }] };
       }
-      return { contents: [{ uri, mimeType: 'text/plain', text: await this.readWholeFile(address.source, address.path, call.signal) }] };
+      return { contents: [{ uri, mimeType: 'text/plain', text: await this.readWholeFile(repositoryFields(address.source, address.ref), address.path, call.signal) }] };
     } catch (error) {
       const body = errorBodyOf(error);
       throw new McpError(RESOURCE_NOT_FOUND, `${body.kind}: ${body.message}`, { uri, ...body });
@@ -85,11 +86,11 @@ export class BackendEndpoint implements McpEndpoint {
   }
 
   /** A file's text through read_file, page after page (a resource is the whole file). */
-  private async readWholeFile(root: string, path: string, signal: AbortSignal): Promise<string> {
+  private async readWholeFile(repository: ReturnType<typeof repositoryFields>, path: string, signal: AbortSignal): Promise<string> {
     const lines: string[] = [];
     let bytes = 0;
     for (let startLine: number | undefined; ; ) {
-      const page = await this.backend.runWorkspaceTool('read_file', { root, path, ...(startLine ? { startLine } : {}) }, signal);
+      const page = await this.backend.runWorkspaceTool('read_file', { ...repository, path, ...(startLine ? { startLine } : {}) }, signal);
       for (const line of page.lines) {
         lines.push(line.text);
         bytes += Buffer.byteLength(line.text) + 1;

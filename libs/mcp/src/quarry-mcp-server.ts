@@ -53,7 +53,8 @@ export function createQuarryMcpServer(options: QuarryServerOptions): Server {
         uriTemplate: REPO_FILE_URI_TEMPLATE,
         name: 'repository file',
         title: 'A file of a repository',
-        description: 'A text file; {source} is the repository\'s absolute path, percent-encoded as one segment (e.g. %2Fhome%2Fme%2Fproject), {path} the file relative to it.',
+        description:
+          'A text file; {source} is the repository\'s absolute path or git URL, percent-encoded as one segment (e.g. %2Fhome%2Fme%2Fproject or https%3A%2F%2Fgithub.com%2Fowner%2Frepo.git), {path} the file relative to it, and for a URL ?ref= the branch, tag or commit (default: the remote\'s default branch).',
         mimeType: 'text/plain',
       },
     ],

@@ -8,11 +8,17 @@ import {
   type WorkspaceToolResult,
 } from '@quarry/contracts';
 import { searchWorkspace } from '@quarry/search';
+import { sourceOf, type SnapshotProvider } from '@quarry/snapshot';
 import { FileCache, findFiles, isInside, listDirectory, readWorkspaceFile, type WorkspaceFile } from '@quarry/workspace';
 
 export interface WorkspaceOperationsOptions {
   /** The real path of a repository the caller may read, or a typed error (path_outside_root, root_not_found…). */
   resolveRoot(root: string): Promise<string>;
+  /**
+   * How a git URL is read: this process's snapshot provider (its cache under QUARRY_DATA_DIR,
+   * fetched through the SSRF guard). Without one, a URL is refused.
+   */
+  snapshots?: SnapshotProvider;
   allowSecrets?: boolean;
   maxFileBytes?: number;
   searchTimeoutMs?: number;
@@ -36,9 +42,26 @@ export class WorkspaceOperations {
   async run<T extends WorkspaceToolName>(name: T, rawInput: WorkspaceToolInput<T>, signal: AbortSignal): Promise<WorkspaceToolResult<T>> {
     const parsed = WORKSPACE_TOOL_CONTRACTS[name].input.parse(rawInput) as WorkspaceToolInput<T>;
     signal.throwIfAborted();
-    const root = await this.options.resolveRoot(parsed.root);
     const operation = this.operations[name] as Operation<T>;
-    return operation(root, withRelativePaths(parsed, [parsed.root, root]), signal);
+    const source = sourceOf(parsed);
+    if ('path' in source) {
+      const root = await this.options.resolveRoot(source.path);
+      return operation(root, withRelativePaths(parsed, [source.path, root]), signal);
+    }
+    // A git URL: its ref pinned to a commit now, and read from that commit's working tree in the
+    // cache, as the mentions and interpret jobs read one.
+    const { snapshots } = this.options;
+    if (!snapshots) {
+      throw new QuarryError('input_invalid', 'This server reads repositories by path only.', { suggestion: 'Pass the repository as an absolute path.' });
+    }
+    const pinned = await snapshots.resolve(source, signal);
+    const snapshot = await snapshots.open(pinned, signal);
+    try {
+      const root = await snapshot.workingTree(signal);
+      return { ...(await operation(root, withRelativePaths(parsed, [root]), signal)), commit: pinned.commit };
+    } finally {
+      snapshot.close();
+    }
   }
 
   private readonly operations: { [T in WorkspaceToolName]: Operation<T> } = {

@@ -7,7 +7,7 @@ import {
   type WorkspaceToolResult,
 } from '@quarry/contracts';
 import { humanBytes } from '@quarry/render';
-import { chooseRepository, toolInputFrom } from './repository-argument';
+import { chooseRepository, repositoryFields, toolInputFrom } from './repository-argument';
 import { defineTool, type ToolSpec } from './tool-spec';
 
 interface WorkspaceToolSpec<T extends WorkspaceToolName> {
@@ -18,23 +18,27 @@ interface WorkspaceToolSpec<T extends WorkspaceToolName> {
   render(result: WorkspaceToolResult<T>, input: WorkspaceToolInput<T>): string;
 }
 
+/** Every workspace tool reads a directory or a git URL; said once, after each description. */
+const BY_URL = 'The repository is a directory, or a git URL with an optional ref (branch, tag or commit): for a URL the answer names the commit it read.';
+
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
-/** A tool over one workspace operation: the operation's contract (`root` as `repository`), answered at once. */
+/** A tool over one workspace operation: the operation's contract (`root`/`source` as `repository` and `ref`), answered at once. */
 function workspaceTool<T extends WorkspaceToolName>(spec: WorkspaceToolSpec<T>): ToolSpec {
   const contract = WORKSPACE_TOOL_CONTRACTS[spec.name];
   return defineTool({
     name: spec.name,
     title: spec.title,
-    description: spec.description,
+    description: `${spec.description} ${BY_URL}`,
     input: toolInputFrom(contract.input, spec.fields),
     output: contract.result,
     annotations: READ_ONLY,
     async run(args, { backend, signal }) {
-      const { repository, ...rest } = args as Record<string, unknown> & { repository?: string };
-      const input = { ...rest, root: chooseRepository(repository, backend.defaultRepository) } as WorkspaceToolInput<T>;
+      const { repository, ref, ...rest } = args as Record<string, unknown> & { repository?: string; ref?: string };
+      const input = { ...rest, ...repositoryFields(chooseRepository(repository, backend.defaultRepository), ref) } as WorkspaceToolInput<T>;
       const result = await backend.runWorkspaceTool(spec.name, input, signal);
-      return { text: spec.render(result, input), structured: result as Record<string, unknown> };
+      const text = spec.render(result, input);
+      return { text: result.commit ? `${text}\n(at commit ${result.commit})` : text, structured: result as Record<string, unknown> };
     },
   });
 }

@@ -40,10 +40,12 @@ export async function mcpCommand(options: McpOptions): Promise<number> {
     defaultRepository = await localRoot(options.root ?? '.');
     const { InProcessBackend } = await import('../mcp/in-process-backend');
     const fetcher = await localFetcher(config);
-    endpoint = new BackendEndpoint(new InProcessBackend(config, fetcher, defaultRepository), {
+    const backend = new InProcessBackend(config, fetcher, defaultRepository);
+    endpoint = new BackendEndpoint(backend, {
       onInternalError: (error, tool) => logger.error({ err: error, tool }, 'tool failed'),
     });
     release = async () => {
+      await backend.close();
       await fetcher.close();
       await (await import('@quarry/search')).closeSharedSearchPool();
     };

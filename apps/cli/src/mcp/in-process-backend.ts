@@ -9,7 +9,7 @@ import { expandMentions } from '@quarry/mentions';
 import { FileCache } from '@quarry/workspace';
 import path from 'node:path';
 import { CodeIndexCache, findSymbols, mapTree, packArtifactName, packToFile } from '@quarry/code-index';
-import { repoReaderOf } from '@quarry/snapshot';
+import { repoReaderOf, snapshotProviderFor, type SnapshotProvider } from '@quarry/snapshot';
 import { localRoot, withLocalSnapshot } from '../commands/local';
 
 /**
@@ -23,6 +23,8 @@ export class InProcessBackend implements QuarryBackend {
   private readonly files = new FileCache();
   private readonly codeIndex = new CodeIndexCache();
   private readonly operations: WorkspaceOperations;
+  /** The file tools' git URLs: this process's cache under QUARRY_DATA_DIR, as the --local commands use. */
+  private readonly snapshots: SnapshotProvider;
   private readonly llm: LlmClient | undefined;
 
   constructor(
@@ -31,7 +33,13 @@ export class InProcessBackend implements QuarryBackend {
     readonly defaultRepository?: string,
   ) {
     this.llm = config.llm && new LlmClient(config.llm);
-    this.operations = new WorkspaceOperations({ resolveRoot: localRoot, ...config.files, fileCache: this.files });
+    this.snapshots = snapshotProviderFor(config, ['/']);
+    this.operations = new WorkspaceOperations({ resolveRoot: localRoot, snapshots: this.snapshots, ...config.files, fileCache: this.files });
+  }
+
+  /** Releases the git cache's proxy and processes. */
+  close(): Promise<void> {
+    return this.snapshots.close();
   }
 
   runJob<K extends JobKind>(kind: K, input: Parameters<JobWork<K>>[0], options: RunOptions) {

@@ -5,6 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { QUARRY_CONFIG, QuarryConfig, Logger, packageVersion } from '@quarry/config';
 import { BackendEndpoint, WorkspaceOperations, createQuarryMcpServer } from '@quarry/mcp';
+import { snapshotProviderFor, type SnapshotProvider } from '@quarry/snapshot';
 import { FileCache, resolveWorkspaceRoot } from '@quarry/workspace';
 import { Principal, ownerFilter } from '../auth/principal';
 import { JobEventsEmitter } from '../events/job-events.emitter';
@@ -34,6 +35,8 @@ interface Session {
 export class McpSessions implements OnApplicationShutdown {
   private readonly sessions = new Map<string, Session>();
   private readonly operations: WorkspaceOperations;
+  /** The file tools' git URLs, read here: this gateway's own cache under QUARRY_DATA_DIR, built as a worker builds its own. */
+  private readonly snapshots: SnapshotProvider;
   private readonly version = packageVersion();
   private readonly sweeper: NodeJS.Timeout;
 
@@ -43,8 +46,10 @@ export class McpSessions implements OnApplicationShutdown {
     private readonly jobs: JobsService,
     private readonly emitter: JobEventsEmitter,
   ) {
+    this.snapshots = snapshotProviderFor(config);
     this.operations = new WorkspaceOperations({
       resolveRoot: (root) => resolveWorkspaceRoot(root, this.config.workspaceRoots),
+      snapshots: this.snapshots,
       ...config.files,
       fileCache: new FileCache(),
     });
@@ -105,6 +110,7 @@ export class McpSessions implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.sweeper);
     await Promise.all([...this.sessions.values()].map((session) => session.transport.close().catch(() => undefined)));
+    await this.snapshots.close();
   }
 }
 
