@@ -114,6 +114,9 @@ export class LocalSnapshot implements Snapshot {
 
   /** HEAD and the changed or untracked files, when the root is a checkout's top; else undefined. */
   private async gitState(signal?: AbortSignal): Promise<{ head: string; changed: string[] } | undefined> {
+    // Only a checkout's top counts, and that has a .git entry: anything else skips spawning git
+    // (a process start is most of a small scan's cost).
+    if (!(await lstat(path.join(this.root, '.git')).catch(() => undefined))) return undefined;
     const options = { cwd: this.root, timeoutMs: 60_000, signal };
     try {
       const top = (await runGit(this.environment, ['rev-parse', '--show-toplevel'], options)).toString().trim();
