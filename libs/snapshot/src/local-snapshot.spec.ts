@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { QuarryError } from '@quarry/contracts';
 import { scanRepository, directorySource } from '@quarry/workspace';
-import { blobId, LocalSnapshot } from './local-snapshot';
+import { blobId, LocalSnapshot, parseStatus } from './local-snapshot';
 
 const environment = { home: os.tmpdir() };
 const git = (cwd: string, ...args: string[]) =>
@@ -64,6 +64,29 @@ describe('LocalSnapshot', () => {
     git(dir, 'init', '-q');
     expect((await snapshot.entry('a.ts'))?.blob).toBe(git(dir, 'hash-object', 'a.ts'));
     expect(blobId(Buffer.alloc(0))).toBe('e69de29bb2d1d6434b8b29ae775ad8c2e48c5391');
+  });
+
+  it('reads HEAD and every kind of change from one git status (modified, renamed, untracked, spaces)', () => {
+    git(dir, 'init', '-q');
+    writeFileSync(path.join(dir, 'old name.ts'), 'x\n');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'one');
+    const head = git(dir, 'rev-parse', 'HEAD');
+    writeFileSync(path.join(dir, 'a.ts'), 'changed\n');
+    git(dir, 'mv', 'old name.ts', 'new name.ts');
+    writeFileSync(path.join(dir, 'fresh file.md'), 'new\n');
+    const status = execFileSync('git', ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all'], { cwd: dir, encoding: 'utf8' });
+    const parsed = parseStatus(status);
+    expect(parsed?.head).toBe(head);
+    expect([...(parsed?.changed ?? [])].sort()).toEqual(['a.ts', 'fresh file.md', 'new name.ts']);
+    expect(parseStatus('# branch.oid (initial)\0# branch.head main\0')).toBeUndefined();
+  });
+
+  it('does not take a directory holding a bare .git folder for a checkout', async () => {
+    execFileSync('mkdir', ['-p', path.join(dir, '.git', 'info')]);
+    const snapshot = new LocalSnapshot(dir, environment);
+    const source = await snapshot.identify();
+    expect(source).toMatchObject({ path: dir, ref: null, dirty: true });
   });
 
   it('refuses a path that leaves the root', async () => {

@@ -114,29 +114,50 @@ export class LocalSnapshot implements Snapshot {
 
   /** HEAD and the changed or untracked files, when the root is a checkout's top; else undefined. */
   private async gitState(signal?: AbortSignal): Promise<{ head: string; changed: string[] } | undefined> {
-    // Only a checkout's top counts, and that has a .git entry: anything else skips spawning git
-    // (a process start is most of a small scan's cost).
-    if (!(await lstat(path.join(this.root, '.git')).catch(() => undefined))) return undefined;
+    // A checkout's top has a .git entry (a directory with HEAD, or a worktree's gitdir file):
+    // anything else is answered without starting git, whose process start is most of a small
+    // scan's cost. One `git status` then gives both HEAD and the changes.
+    const dotGit = await lstat(path.join(this.root, '.git')).catch(() => undefined);
+    if (!dotGit) return undefined;
+    if (dotGit.isDirectory() && !(await lstat(path.join(this.root, '.git', 'HEAD')).catch(() => undefined))) return undefined;
     const options = { cwd: this.root, timeoutMs: 60_000, signal };
     try {
-      const top = (await runGit(this.environment, ['rev-parse', '--show-toplevel'], options)).toString().trim();
-      if (path.resolve(top) !== path.resolve(this.root)) return undefined;
-      const head = (await runGit(this.environment, ['rev-parse', '--verify', '-q', 'HEAD'], options)).toString().trim();
-      const status = (await runGit(this.environment, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all'], options)).toString('utf8');
-      const changed: string[] = [];
-      const records = status.split('\0');
-      for (let index = 0; index < records.length; index++) {
-        const record = records[index];
-        if (record.length < 4) continue;
-        changed.push(record.slice(3));
-        if (record[0] === 'R' || record[0] === 'C') index++; // the rename's source follows
-      }
-      return { head, changed };
+      const status = (await runGit(this.environment, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--ignore-submodules=all'], options)).toString('utf8');
+      return parseStatus(status);
     } catch (error) {
       if (signal?.aborted) throw error;
       return undefined;
     }
   }
+}
+
+/**
+ * `git status --porcelain=v2 -z --branch`: `# branch.oid <sha>` (or `(initial)`: no HEAD yet), then
+ * `1 XY … <path>`, `2 XY … <path>` followed by the rename's source, `u XY … <path>`, `? <path>`.
+ */
+export function parseStatus(status: string): { head: string; changed: string[] } | undefined {
+  let head: string | undefined;
+  const changed: string[] = [];
+  const records = status.split('\0');
+  for (let index = 0; index < records.length; index++) {
+    const record = records[index];
+    if (record.startsWith('# branch.oid ')) head = record.slice('# branch.oid '.length);
+    else if (record.startsWith('1 ')) changed.push(afterFields(record, 8));
+    else if (record.startsWith('2 ')) {
+      changed.push(afterFields(record, 9));
+      index++; // the rename's source follows
+    } else if (record.startsWith('u ')) changed.push(afterFields(record, 10));
+    else if (record.startsWith('? ')) changed.push(record.slice(2));
+  }
+  if (!head || !/^[0-9a-f]{40,64}$/.test(head)) return undefined;
+  return { head, changed };
+}
+
+/** The rest of a record after `count` space-separated fields (a path may hold spaces). */
+function afterFields(record: string, count: number): string {
+  let at = 0;
+  for (let field = 0; field < count; field++) at = record.indexOf(' ', at) + 1;
+  return record.slice(at);
 }
 
 /** git's blob id: sha1 of `blob <size>\0` and the content. */
