@@ -129,7 +129,7 @@ describe('scanning repositories by URL', () => {
     [{ source: { git: 'file:///etc' } }, 400, 'url_blocked'],
     [{ source: { git: 'ssh://git@example.com/r.git' } }, 400, 'url_blocked'],
     [{ source: { git: '--upload-pack=touch /tmp/x' } }, 400, 'url_invalid'],
-    [{ source: { git: 'https://10.0.0.1/r.git' } }, 400, 'url_blocked'],
+    [{ source: { git: 'https://127.0.0.2/r.git' } }, 400, 'url_blocked'], // outside the allow-list, and still loopback
     [{ source: { git: 'https://example.com/r.git', ref: '' } }, 400, 'input_invalid'],
     [{ source: { git: 'https://example.com/r.git' }, root: '/tmp' }, 400, 'input_invalid'],
     [{}, 400, 'input_invalid'],

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { SnapshotProvider, type Snapshot } from '@quarry/snapshot';
 import { scanRepository, type ScanSource } from '@quarry/workspace';
 import { GitHttpServer, makeFixtureRepositories, type FixtureRepositories } from '../../snapshot/src/testing/git-http-server';
+import { loopbackOnlyDialer } from '../../fetch/src/testing/virtual-network';
 import { MemoryBlobFacts, type BlobFact, type BlobFactStore } from './blob-facts';
 import { InProcessShardExecutor } from './in-process-executor';
 import { planShards, describeShardPaths } from './plan';
@@ -31,7 +32,7 @@ afterAll(async () => {
 function provider(): SnapshotProvider {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'quarry-blob-scan-'));
   dataDirs.push(dataDir);
-  const created = new SnapshotProvider({ workspaceRoots: [path.dirname(fixtures.checkout), os.tmpdir()], git: { dataDir, allow: ['127.0.0.1/32'] } });
+  const created = new SnapshotProvider({ workspaceRoots: [path.dirname(fixtures.checkout), os.tmpdir()], git: { dataDir, allow: ['127.0.0.1/32'], dialer: loopbackOnlyDialer } });
   providers.push(created);
   return created;
 }

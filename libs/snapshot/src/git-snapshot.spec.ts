@@ -3,7 +3,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { QuarryError } from '@quarry/contracts';
-import { VirtualNetwork } from '../../fetch/src/testing/virtual-network';
+import { loopbackOnlyDialer, VirtualNetwork } from '../../fetch/src/testing/virtual-network';
 import { scanRepository, directorySource } from '@quarry/workspace';
 import { detectStack } from '@quarry/detect';
 import { SnapshotProvider } from './snapshot-provider';
@@ -31,7 +31,8 @@ afterAll(async () => {
 function provider(git: Partial<GitCacheOptions> = {}): SnapshotProvider {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'quarry-snapshot-data-'));
   dataDirs.push(dataDir);
-  const created = new SnapshotProvider({ workspaceRoots: [path.dirname(fixtures.checkout)], git: { dataDir, allow: ['127.0.0.1/32'], ...git } });
+  // Loopback only, whatever the guard under test decides: a policy bug cannot send a packet out.
+  const created = new SnapshotProvider({ workspaceRoots: [path.dirname(fixtures.checkout)], git: { dataDir, allow: ['127.0.0.1/32'], dialer: loopbackOnlyDialer, ...git } });
   providers.push(created);
   return created;
 }
@@ -213,7 +214,7 @@ describe('the cache', () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'quarry-snapshot-shared-'));
     dataDirs.push(dataDir);
     const twins = [1, 2, 3].map(() => {
-      const created = new SnapshotProvider({ workspaceRoots: [], git: { dataDir, allow: ['127.0.0.1/32'] } });
+      const created = new SnapshotProvider({ workspaceRoots: [], git: { dataDir, allow: ['127.0.0.1/32'], dialer: loopbackOnlyDialer } });
       providers.push(created);
       return created;
     });

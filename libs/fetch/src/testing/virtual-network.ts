@@ -75,3 +75,26 @@ export const forbiddenDialer: Dialer & { calls: DialTarget[] } = Object.assign(
   },
   { calls: [] as DialTarget[] },
 );
+
+/**
+ * A dialer for tests against real servers on loopback: it connects to 127.0.0.1 or ::1 only and
+ * refuses every other address without a packet, so a policy bug under test cannot reach the
+ * outside (or a private range) however the request was steered.
+ */
+export const loopbackOnlyDialer: Dialer & { refused: DialTarget[] } = Object.assign(
+  (target: DialTarget) => {
+    if (target.address !== '127.0.0.1' && target.address !== '::1') {
+      loopbackOnlyDialer.refused.push(target);
+      return Promise.reject(Object.assign(new Error(`loopbackOnlyDialer refused ${target.address}`), { code: 'ECONNREFUSED' }));
+    }
+    return new Promise<net.Socket>((resolve, reject) => {
+      const socket = net.connect({ host: target.address, port: target.port });
+      socket.once('error', reject);
+      socket.once('connect', () => {
+        socket.off('error', reject);
+        resolve(socket);
+      });
+    });
+  },
+  { refused: [] as DialTarget[] },
+);
