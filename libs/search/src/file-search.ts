@@ -61,18 +61,7 @@ function foldedLiteralMatcher(pattern: string): Matcher {
   const verify = new RE2(`(?i)${escapeLiteral(pattern)}`);
   return {
     matchStart: whole.matchStart,
-    forContent: (content) => (from) => {
-      for (let position = from; position < content.length; ) {
-        prefilter.lastIndex = position;
-        if (!prefilter.test(content)) return -1;
-        const hit = prefilter.lastIndex - 1;
-        const start = lineStart(content, hit);
-        const end = lineEnd(content, hit);
-        if (verify.test(content.subarray(start, end))) return hit;
-        position = end + 1;
-      }
-      return -1;
-    },
+    forContent: prefilteredLines(prefilter, verify),
   };
 }
 
@@ -136,20 +125,7 @@ function regexMatcher(pattern: string): Matcher {
   if (literal !== undefined) {
     const prefilter = new RE2(prefilterPattern(literal), 'g');
     return {
-      forContent: (content) => (from) => {
-        // Prefilter: the pattern runs only on the lines holding the required literal, and as
-        // test(), several times cheaper than exec(), which builds a result.
-        for (let position = from; position < content.length; ) {
-          prefilter.lastIndex = position;
-          if (!prefilter.test(content)) return -1;
-          const hit = prefilter.lastIndex - 1;
-          const start = lineStart(content, hit);
-          const end = lineEnd(content, hit);
-          if (oneLine.test(content.subarray(start, end))) return hit;
-          position = end + 1;
-        }
-        return -1;
-      },
+      forContent: prefilteredLines(prefilter, oneLine),
       matchStart,
     };
   }
@@ -276,4 +252,24 @@ class LineCounter {
 /** Every ASCII punctuation mark escaped: RE2 reads an escaped one as itself. */
 function escapeLiteral(text: string): string {
   return text.replace(/[!-\/:-@\[-`{-~]/g, '\\$&');
+}
+
+/**
+ * Finds the next line holding a match: `prefilter` (global, a required literal) finds candidate
+ * lines, `verify` runs only on those, and as test(), several times cheaper than exec(), which
+ * builds a result. Returns the prefilter's hit on the first verified line, or -1.
+ */
+function prefilteredLines(prefilter: RE2, verify: RE2): (content: Buffer) => (from: number) => number {
+  return (content) => (from) => {
+    for (let position = from; position < content.length; ) {
+      prefilter.lastIndex = position;
+      if (!prefilter.test(content)) return -1;
+      const hit = prefilter.lastIndex - 1;
+      const start = lineStart(content, hit);
+      const end = lineEnd(content, hit);
+      if (verify.test(content.subarray(start, end))) return hit;
+      position = end + 1;
+    }
+    return -1;
+  };
 }
