@@ -21,17 +21,7 @@ export function assembleScan(input: AssembleInput): ScanResult {
   for (const [path, blob] of input.files) {
     totals.add(path, (blob !== undefined && input.facts.get(blob)) || UNREADABLE);
   }
-  return {
-    root: input.root,
-    ...totals.summary(),
-    skipped: {
-      binary: totals.binary,
-      ignored: input.skipped.ignored,
-      symlinks: input.skipped.symlinks,
-      unreadable: input.skipped.unreadable + input.skipped.special + totals.unreadable,
-    },
-    durationMs: input.durationMs,
-  };
+  return totals.result(input.root, input.skipped, input.durationMs);
 }
 
 const UNREADABLE: FileMeasure = { kind: 'unreadable' };

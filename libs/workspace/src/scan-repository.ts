@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { JobProgress, LanguageStats, ScanResult } from '@quarry/contracts';
-import { walkFiles, type WalkOptions, type WalkResult } from './file-walker';
+import { walkFiles, type WalkOptions, type WalkResult, type WalkSkipped } from './file-walker';
 import { measureFiles, type MeasureFilesOptions, type ReadStrategy } from './adaptive-reader';
 import type { FileMeasure } from './file-measure';
 import { languageOf } from './languages';
@@ -66,18 +66,7 @@ export async function scanRepository(rootOrSource: string | ScanSource, options:
     { signal, strategy: options.readStrategy },
   );
 
-  return {
-    root,
-    ...totals.summary(),
-    skipped: {
-      binary: totals.binary,
-      ignored: listing.skipped.ignored,
-      symlinks: listing.skipped.symlinks,
-      // Special files (devices, FIFOs, sockets) cannot be read as text either.
-      unreadable: listing.skipped.unreadable + listing.skipped.special + totals.unreadable,
-    },
-    durationMs: Math.round(performance.now() - started),
-  };
+  return totals.result(root, listing.skipped, Math.round(performance.now() - started));
 }
 
 /** A directory on this machine's disk, read as it is now. */
@@ -142,6 +131,22 @@ export class ScanTotals {
     }
 
     this.largest.offer({ path: relative, bytes, language });
+  }
+
+  /** The scan result: these sums plus what the listing skipped. */
+  result(root: string, listed: WalkSkipped, durationMs: number): ScanResult {
+    return {
+      root,
+      ...this.summary(),
+      skipped: {
+        binary: this.binary,
+        ignored: listed.ignored,
+        symlinks: listed.symlinks,
+        // Special files (devices, FIFOs, sockets) cannot be read as text either.
+        unreadable: listed.unreadable + listed.special + this.unreadable,
+      },
+      durationMs,
+    };
   }
 
   summary(): Pick<ScanResult, 'files' | 'bytes' | 'lines' | 'languages' | 'largestFiles' | 'directories'> {
