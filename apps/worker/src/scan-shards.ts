@@ -14,6 +14,12 @@ import { WORKER_LOGGER } from './worker-logger';
 
 /** How often a scan looks at its shards' state and progress. */
 const POLL_MS = 200;
+/**
+ * The fields of a shard job's Redis hash the scan polls (BullMQ's own names): `timestamp` is set
+ * when the job is added (absent: the job is gone), `finishedOn` once it completed or failed for
+ * good, `pb` names the worker that took it.
+ */
+const SHARD_POLL_FIELDS = ['timestamp', 'finishedOn', 'progress', 'pb'] as const;
 /** How often a running shard writes its progress to Redis. */
 const PROGRESS_MS = 250;
 
@@ -73,36 +79,45 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
     const outcomes = new Array<ShardOutcome | undefined>(tasks.length);
     try {
       for (;;) {
-        let open = 0;
-        await Promise.all(
-          tasks.map(async (task, index) => {
-            if (outcomes[index]) return;
+        // One round trip for every open shard, and only the small fields of its hash: reading whole
+        // jobs (each carries its few thousand paths) five times a second made the scan's own worker
+        // parse megabytes of JSON per poll, which cost a core and most of its memory on a big tree.
+        const open = tasks.map((_, index) => index).filter((index) => !outcomes[index]);
+        if (open.length === 0) return outcomes as ShardOutcome[];
+        const pipeline = this.connection.pipeline();
+        for (const index of open) pipeline.hmget(this.queue.toKey(ids[index]), ...SHARD_POLL_FIELDS);
+        const answers = (await pipeline.exec()) ?? [];
+        for (const [position, index] of open.entries()) {
+          const [error, fields] = answers[position] ?? [new Error('no answer')];
+          if (error) throw error;
+          const [timestamp, finishedOn, progress, processedBy] = fields as Array<string | null>;
+          const task = tasks[index];
+          if (timestamp === null) {
+            throw new QuarryError('job_lost', `Shard ${index + 1} of ${tasks.length} vanished from the queue (Redis lost its data?).`, {
+              suggestion: 'The scan is retried: shards already written are not read again.',
+              permanent: false,
+            });
+          }
+          if (finishedOn !== null) {
+            // Finished for good (a retried attempt is not finished): read it whole, once.
             const job = await Job.fromId<ScanShardData, ShardOutcome>(this.queue, ids[index]);
-            if (!job) {
-              throw new QuarryError('job_lost', `Shard ${index + 1} of ${tasks.length} vanished from the queue (Redis lost its data?).`, {
-                suggestion: 'The scan is retried: shards already written are not read again.',
-                permanent: false,
-              });
-            }
-            const state = await job.getState();
-            if (state === 'completed') {
+            const state = job ? await job.getState() : 'unknown';
+            if (job && state === 'completed') {
               outcomes[index] = job.returnvalue;
               options.onProgress(task.index, task.files.length, job.returnvalue?.worker);
-              return;
+              continue;
             }
-            if (state === 'failed') {
+            if (job && state === 'failed') {
               throw new QuarryError(
                 'scan_shard_failed',
                 `Shard ${index + 1} of ${tasks.length} (${describeShardPaths(task.files)}) failed after ${job.attemptsMade} attempts: ${job.failedReason}`,
                 { suggestion: 'Retry the scan: the shards that succeeded are not read again.' },
               );
             }
-            open++;
-            if (typeof job.progress === 'number') options.onProgress(task.index, job.progress, job.processedBy);
-            else if (job.processedBy) options.onProgress(task.index, 0, job.processedBy);
-          }),
-        );
-        if (open === 0) return outcomes as ShardOutcome[];
+          }
+          const done = progress === null ? 0 : Number(progress);
+          if (Number.isFinite(done) && (done > 0 || processedBy)) options.onProgress(task.index, done, processedBy ?? undefined);
+        }
         await sleep(POLL_MS, undefined, { signal });
       }
     } catch (error) {

@@ -52,8 +52,8 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
 
   // The blob of every file when the snapshot lists them (a git tree); a directory's are learnt by reading.
   const blobs = new Map<string, string | undefined>();
-  const listsBlobs = 'git' in safeSource(snapshot);
-  for (const path of listing.files) blobs.set(path, listsBlobs ? (await snapshot.entry(path))?.blob : undefined);
+  const listed = snapshot.listedBlobs?.(listing.files);
+  for (const [index, path] of listing.files.entries()) blobs.set(path, listed?.[index]);
   const listedBlobs = [...new Set([...blobs.values()].filter((blob): blob is string => blob !== undefined))];
   const known = await store.lookup(listedBlobs);
 
@@ -119,12 +119,4 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
     workerIds,
     blobs: { total: allBlobs.length, processed, reused: allBlobs.length - processed },
   };
-}
-
-function safeSource(snapshot: Snapshot): object {
-  try {
-    return snapshot.source;
-  } catch {
-    return {}; // a directory not identified yet
-  }
 }

@@ -61,6 +61,8 @@ export const DEFAULT_GIT_MAX_FILES = 1_000_000;
 export const DEFAULT_GIT_TIMEOUT_MS = 15 * 60_000;
 const LOCK_WAIT_MS = 30 * 60_000;
 const FULL_COMMIT = /^[0-9a-f]{40}$/i;
+/** The commit fetched last, kept as a ref for the next fetch's negotiation. */
+const LAST_FETCHED_REF = 'refs/quarry/last-fetched';
 /** How long small blob requests wait for company before fetching. */
 const BATCH_WINDOW_MS = 5;
 
@@ -241,6 +243,9 @@ export class CachedRepository {
       await this.cache.remote(this.url, ['--git-dir', this.gitDir, 'fetch', '--quiet', '--depth=1', '--filter=blob:none', '--no-tags', '--no-write-fetch-head', 'origin', commit], { signal });
       this.presence.refresh();
       if (!this.presence.has(commit)) throw new QuarryError('ref_not_found', `${this.url} did not send commit ${commit}.`, { suggestion: 'Check the commit id.' });
+      // A ref on the commit, so the next fetch offers it as "have": the server then sends only the
+      // trees that changed since (a one-file commit of the kernel: a few trees, not all 5,000).
+      await runGit(this.cache.environment(), ['--git-dir', this.gitDir, 'update-ref', LAST_FETCHED_REF, commit], { timeoutMs: 60_000 });
     }, signal);
     await this.cache.evict(this);
   }
@@ -306,8 +311,10 @@ export class CachedRepository {
         suggestion: 'Pick a smaller repository, or ask the operator to raise QUARRY_GIT_MAX_FILES.',
       });
     }
+    // Only the latest listing stays: a kernel tree is tens of MB of paths and ids, and a worker
+    // scans one commit of a repository at a time (a snapshot keeps its own tree while it is open).
+    this.trees.clear();
     this.trees.set(commit, tree);
-    if (this.trees.size > 4) this.trees.delete(this.trees.keys().next().value as string);
     return tree;
   }
 

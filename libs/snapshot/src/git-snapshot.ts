@@ -50,6 +50,8 @@ export class GitSnapshot implements Snapshot {
     return file && { path, mode: file.mode, blob: file.oid };
   }
 
+  readonly listedBlobs = (paths: readonly string[]): Array<string | undefined> => paths.map((path) => this.tree.files.get(path)?.oid);
+
   async readFile(relative: string, options: { maxBytes?: number } = {}): Promise<Buffer | undefined> {
     const file = this.tree.files.get(normalize(relative));
     if (!file) return undefined;

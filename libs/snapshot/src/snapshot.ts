@@ -32,6 +32,11 @@ export interface Snapshot extends ScanSource {
   readDirectory(relative: string): Promise<readonly WalkEntry[] | undefined>;
   /** A file's mode and blob id, or undefined when it is not a file of the snapshot. */
   entry(relative: string): Promise<SnapshotEntry | undefined>;
+  /**
+   * The blob of each path, in order, when the listing already knows them (a git tree: no reading,
+   * no awaiting per file); absent for a directory, whose blobs are learnt by reading the files.
+   */
+  readonly listedBlobs?: (paths: readonly string[]) => Array<string | undefined>;
   /** A file's bytes (at most `maxBytes`: more is undefined), or undefined when it is missing. */
   readFile(relative: string, options?: { maxBytes?: number }): Promise<Buffer | undefined>;
   /** Bytes [start, end) of a file. */
