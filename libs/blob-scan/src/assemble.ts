@@ -4,7 +4,7 @@ import { MAX_LARGEST_FILES, ScanTotals, type FileMeasure, type WalkSkipped } fro
 export interface AssembleInput {
   root: string;
   /** Every listed file of the commit and its blob (undefined: it could not be read). */
-  files: ReadonlyArray<readonly [path: string, blob: string | undefined]>;
+  files: Iterable<readonly [path: string, blob: string | undefined]>;
   /** The facts of the commit's blobs; a blob without facts counts as unreadable. */
   facts: ReadonlyMap<string, FileMeasure>;
   skipped: WalkSkipped;

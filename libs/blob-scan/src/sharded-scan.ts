@@ -50,20 +50,23 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
     onProgress: onProgress && ((found) => onProgress({ stage: 'listing', done: 0, message: `${found} files found` })),
   });
 
-  // The blob of every file when the snapshot lists them (a git tree); a directory's are learnt by reading.
-  const blobs = new Map<string, string | undefined>();
-  const listed = snapshot.listedBlobs?.(listing.files);
-  for (const [index, path] of listing.files.entries()) blobs.set(path, listed?.[index]);
-  const listedBlobs = [...new Set([...blobs.values()].filter((blob): blob is string => blob !== undefined))];
-  const known = await store.lookup(listedBlobs);
+  // The blob of every file when the snapshot lists them (a git tree); a directory's are learnt by
+  // reading. Kept as two parallel arrays, not a map by path: a re-scan of a kernel tree spends its
+  // time on exactly these 78k-entry structures.
+  const paths = listing.files;
+  const blobs: Array<string | undefined> = snapshot.listedBlobs?.(paths) ?? new Array<string | undefined>(paths.length).fill(undefined);
+  const listedBlobs = new Set<string>();
+  for (const blob of blobs) if (blob !== undefined) listedBlobs.add(blob);
+  const known = await store.lookup([...listedBlobs]);
 
   const toRead: ShardFile[] = [];
   const seen = new Set<string>();
-  for (const [path, blob] of blobs) {
-    if (blob === undefined) toRead.push({ path });
+  for (let index = 0; index < paths.length; index++) {
+    const blob = blobs[index];
+    if (blob === undefined) toRead.push({ path: paths[index] });
     else if (!known.has(blob) && !seen.has(blob)) {
       seen.add(blob);
-      toRead.push({ path, blob });
+      toRead.push({ path: paths[index], blob });
     }
   }
   const tasks = planShards(toRead, options.limits ?? DEFAULT_SHARD_LIMITS);
@@ -94,18 +97,29 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
   });
 
   const finishedBy = new Set<string>();
+  let indexOf: Map<string, number> | undefined;
   for (const outcome of outcomes) {
     finishedBy.add(outcome.worker);
-    for (const [path, blob] of outcome.blobs) blobs.set(path, blob);
+    if (outcome.blobs.length === 0) continue;
+    indexOf ??= new Map(paths.map((path, index) => [path, index]));
+    for (const [path, blob] of outcome.blobs) {
+      const index = indexOf.get(path);
+      if (index !== undefined) blobs[index] = blob;
+    }
   }
-  const allBlobs = [...new Set([...blobs.values()].filter((blob): blob is string => blob !== undefined))];
-  const missing = allBlobs.filter((blob) => !known.has(blob));
-  const facts: Map<string, FileMeasure> = missing.length === 0 ? known : new Map([...known, ...(await store.lookup(missing))]);
+  // The facts of the blobs just read join the known ones in place (no copies of 78k-entry maps:
+  // this last step is where a big scan's worker peaked in memory).
+  const allBlobs = listedBlobs;
+  if (indexOf) for (const blob of blobs) if (blob !== undefined) allBlobs.add(blob);
+  const missing: string[] = [];
+  for (const blob of allBlobs) if (!known.has(blob)) missing.push(blob);
+  const facts: Map<string, FileMeasure> = known;
+  if (missing.length > 0) for (const [blob, measure] of await store.lookup(missing)) facts.set(blob, measure);
   const processed = outcomes.reduce((sum, outcome) => sum + outcome.processed, 0);
 
   const result = assembleScan({
     root: snapshot.root,
-    files: [...blobs],
+    files: zip(paths, blobs),
     facts,
     skipped: listing.skipped,
     largestFiles: options.largestFiles,
@@ -117,6 +131,10 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
     shards: tasks.length,
     workers: workerIds.length,
     workerIds,
-    blobs: { total: allBlobs.length, processed, reused: allBlobs.length - processed },
+    blobs: { total: allBlobs.size, processed, reused: allBlobs.size - processed },
   };
+}
+
+function* zip<A, B>(first: readonly A[], second: readonly B[]): Generator<[A, B]> {
+  for (let index = 0; index < first.length; index++) yield [first[index], second[index]];
 }

@@ -306,8 +306,8 @@ export class CachedRepository {
       signal,
     });
     const tree = GitTree.parse(output);
-    if (tree.files.size > this.cache.options.maxFiles) {
-      throw new QuarryError('repo_too_large', `${this.url} has ${tree.files.size.toLocaleString('en-US')} files at ${commit.slice(0, 12)}; the limit is ${this.cache.options.maxFiles.toLocaleString('en-US')} (QUARRY_GIT_MAX_FILES).`, {
+    if (tree.size > this.cache.options.maxFiles) {
+      throw new QuarryError('repo_too_large', `${this.url} has ${tree.size.toLocaleString('en-US')} files at ${commit.slice(0, 12)}; the limit is ${this.cache.options.maxFiles.toLocaleString('en-US')} (QUARRY_GIT_MAX_FILES).`, {
         suggestion: 'Pick a smaller repository, or ask the operator to raise QUARRY_GIT_MAX_FILES.',
       });
     }
@@ -328,7 +328,7 @@ export class CachedRepository {
     const target = path.join(this.dir, 'trees', commit);
     await this.touch();
     if (existsSync(target)) return target;
-    await this.ensureBlobs([...tree.files.values()].map((file) => file.oid), signal);
+    await this.ensureBlobs(tree.blobs(), signal);
     await this.locked(async () => {
       if (existsSync(target)) return;
       this.cache.stats.checkouts++;

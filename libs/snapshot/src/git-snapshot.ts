@@ -25,8 +25,7 @@ export class GitSnapshot implements Snapshot {
 
   async walk(options: WalkOptions = {}): Promise<WalkResult> {
     // The ignore files, fetched in one batch before the walk reads them one by one.
-    const ignoreFiles = [...this.tree.files.entries()].filter(([path]) => path === '.gitignore' || path.endsWith('/.gitignore')).map(([, file]) => file.oid);
-    await this.repository.ensureBlobs(ignoreFiles, options.signal);
+    await this.repository.ensureBlobs(this.tree.ignoreFiles, options.signal);
     return walkFiles('/', {
       ...options,
       tree: {
@@ -46,17 +45,17 @@ export class GitSnapshot implements Snapshot {
 
   async entry(relative: string): Promise<SnapshotEntry | undefined> {
     const path = normalize(relative);
-    const file = this.tree.files.get(path);
+    const file = this.tree.file(path);
     return file && { path, mode: file.mode, blob: file.oid };
   }
 
-  readonly listedBlobs = (paths: readonly string[]): Array<string | undefined> => paths.map((path) => this.tree.files.get(path)?.oid);
+  readonly listedBlobs = (paths: readonly string[]): Array<string | undefined> => paths.map((path) => this.tree.oid(path));
 
   async readFile(relative: string, options: { maxBytes?: number } = {}): Promise<Buffer | undefined> {
-    const file = this.tree.files.get(normalize(relative));
-    if (!file) return undefined;
-    await this.repository.ensureBlobs([file.oid]);
-    const content = await this.blobReader().read(file.oid);
+    const oid = this.tree.oid(normalize(relative));
+    if (!oid) return undefined;
+    await this.repository.ensureBlobs([oid]);
+    const content = await this.blobReader().read(oid);
     if (content && options.maxBytes !== undefined && content.length > options.maxBytes) return undefined;
     return content;
   }
@@ -70,19 +69,19 @@ export class GitSnapshot implements Snapshot {
     this.repository.measures.refresh();
     const byBlob = new Map<string, string[]>();
     for (const relative of files) {
-      const file = this.tree.files.get(relative);
-      if (!file) {
+      const oid = this.tree.oid(relative);
+      if (!oid) {
         onMeasured(relative, { kind: 'unreadable' });
         continue;
       }
-      const known = this.repository.measures.get(file.oid);
+      const known = this.repository.measures.get(oid);
       if (known) {
         onMeasured(relative, known);
         continue;
       }
-      const paths = byBlob.get(file.oid);
+      const paths = byBlob.get(oid);
       if (paths) paths.push(relative);
-      else byBlob.set(file.oid, [relative]);
+      else byBlob.set(oid, [relative]);
     }
     if (byBlob.size === 0) return;
     signal?.throwIfAborted();

@@ -5,6 +5,8 @@ export interface TreeFile {
   oid: string;
 }
 
+const REGULAR = '100644';
+
 class TreeEntry implements WalkEntry {
   constructor(
     readonly name: string,
@@ -27,8 +29,30 @@ class TreeEntry implements WalkEntry {
  * as in a checkout without `--recurse-submodules`.
  */
 export class GitTree {
-  readonly files = new Map<string, TreeFile>();
+  /** Blob id by path: no object per file (a kernel tree has 78k; a re-scan lists it again). */
+  private readonly oids = new Map<string, string>();
+  /** Modes other than 100644 (executables, symlinks): a few per cent of files. */
+  private readonly modes = new Map<string, string>();
+  /** The blobs of the tree's `.gitignore` files, which a walk fetches first. */
+  readonly ignoreFiles: string[] = [];
   private readonly directories = new Map<string, TreeEntry[]>([['', []]]);
+
+  get size(): number {
+    return this.oids.size;
+  }
+
+  file(path: string): TreeFile | undefined {
+    const oid = this.oids.get(path);
+    return oid === undefined ? undefined : { oid, mode: this.modes.get(path) ?? REGULAR };
+  }
+
+  oid(path: string): string | undefined {
+    return this.oids.get(path);
+  }
+
+  blobs(): IterableIterator<string> {
+    return this.oids.values();
+  }
 
   static parse(output: Buffer): GitTree {
     const tree = new GitTree();
@@ -58,7 +82,9 @@ export class GitTree {
       return;
     }
     if (type !== 'blob') return;
-    this.files.set(path, { mode, oid });
+    this.oids.set(path, oid);
+    if (mode !== REGULAR) this.modes.set(path, mode);
+    if (name === '.gitignore') this.ignoreFiles.push(oid);
     this.entriesOf(directory).push(new TreeEntry(name, mode === '120000' ? 'symlink' : 'file'));
   }
 
