@@ -5,7 +5,8 @@ import { ProgressDisplay } from '../progress-display';
 import { formatScanSummary } from '@quarry/render';
 import { loadConfig } from '@quarry/config';
 import { QuarryError } from '@quarry/contracts';
-import { InProcessShardExecutor, MemoryBlobFacts, shardedScan } from '@quarry/blob-scan';
+import { InProcessShardExecutor, MemoryBlobFacts, shardedScan, ThreadShardExecutor, type ThreadShardSource } from '@quarry/blob-scan';
+import type { Snapshot } from '@quarry/snapshot';
 import { repositoryInput, withLocalSnapshot } from './local';
 
 
@@ -83,20 +84,32 @@ export async function scanManyCommand(targets: string[], options: ClientOptions 
   return failed ? EXIT.failed : EXIT.ok;
 }
 
-/** Shards an in-process scan runs at once. */
-const LOCAL_SHARD_CONCURRENCY = 2;
+/** What a shard thread opens: the pinned commit of a URL, or the directory itself. */
+function threadSourceOf(snapshot: Snapshot): ThreadShardSource {
+  try {
+    const source = snapshot.source;
+    if ('git' in source) return { git: source.git, ref: source.ref, commit: source.commit };
+  } catch {
+    // A directory, identified beside the work.
+  }
+  return { path: snapshot.root };
+}
 
 /** In-process scan (no server needed), for quick looks and for comparing with a job's result. */
 async function scanLocally(input: ReturnType<typeof repositoryInput>, options: ClientOptions): Promise<number> {
   const display = new ProgressDisplay('scan');
   try {
     const config = loadConfig();
-    // The workers' code path, in this process: shards over blobs, facts kept in memory (no Redis, no Postgres).
+    // The workers' code path, in this process: shards over blobs run by runShard on worker threads
+    // (each with its own snapshot of the same commit or directory), facts kept in memory (no Redis,
+    // no Postgres). A scan with a few files left to read runs them here: a thread costs more to start.
     const { result, source } = await withLocalSnapshot(config, input, (snapshot) => {
       const facts = new MemoryBlobFacts();
+      const providerOptions = { workspaceRoots: ['/'], git: { dataDir: config.dataDir, allow: config.fetch.allow, ...config.git } };
       return shardedScan(snapshot, {
         store: facts,
-        executor: new InProcessShardExecutor(snapshot, facts, LOCAL_SHARD_CONCURRENCY),
+        executor: new ThreadShardExecutor(threadSourceOf(snapshot), providerOptions, facts),
+        inline: new InProcessShardExecutor(snapshot, facts, 1),
         signal: new AbortController().signal,
         limits: config.shardLimits,
         onProgress: (progress) => !options.json && display.update(progress),

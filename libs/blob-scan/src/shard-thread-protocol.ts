@@ -1,0 +1,25 @@
+import type { SnapshotProviderOptions } from '@quarry/snapshot';
+import type { BlobFact } from './blob-facts';
+import type { ShardFile } from './plan';
+import type { ShardOutcome } from './run-shard';
+
+/** What a shard thread opens: the scan's pinned commit, or its directory. */
+export type ThreadShardSource = { git: string; ref: string; commit: string } | { path: string };
+
+/**
+ * A thread's own snapshot provider is built from these (the process's settings: data directory,
+ * allowed addresses, git limits). Test hooks (a pretend resolver or dialer) are functions and do not
+ * cross into a thread: a thread always uses the real network rules.
+ */
+export type ThreadProviderOptions = { workspaceRoots: readonly string[]; git: Omit<SnapshotProviderOptions['git'], 'resolver' | 'dialer'> };
+
+export type ToThread =
+  | { type: 'shard'; id: number; files: ShardFile[]; source: ThreadShardSource; provider: ThreadProviderOptions; worker: string }
+  | { type: 'recorded'; request: number; added?: number; error?: string }
+  | { type: 'cancel'; id: number };
+
+export type FromThread =
+  | { type: 'progress'; id: number; done: number }
+  | { type: 'record'; id: number; request: number; facts: BlobFact[] }
+  | { type: 'done'; id: number; outcome: ShardOutcome }
+  | { type: 'failed'; id: number; error: { kind?: string; message: string; suggestion?: string; permanent?: boolean } };

@@ -1,0 +1,82 @@
+import { parentPort } from 'node:worker_threads';
+import { isQuarryError } from '@quarry/contracts';
+import { SnapshotProvider, type Snapshot } from '@quarry/snapshot';
+import type { BlobFact, BlobFactStore } from './blob-facts';
+import { runShard } from './run-shard';
+import type { FromThread, ToThread } from './shard-thread-protocol';
+
+/*
+ * A shard thread of an in-process scan (`quarry scan --local`): takes shards from the main thread
+ * one at a time and runs them with runShard — the function a worker process runs for a shard job —
+ * on its own snapshot of the same commit or directory (its own `cat-file`, its own reads). Facts go
+ * to the main thread's store; progress and the outcome go back as messages.
+ */
+
+const port = parentPort;
+if (!port) throw new Error('shard-thread runs as a worker thread');
+
+let provider: SnapshotProvider | undefined;
+let open: { key: string; snapshot: Promise<Snapshot> } | undefined;
+const running = new Map<number, AbortController>();
+const pendingRecords = new Map<number, { resolve: (added: number) => void; reject: (error: Error) => void }>();
+let nextRequest = 1;
+
+const send = (message: FromThread) => port.postMessage(message);
+
+function snapshotFor(message: Extract<ToThread, { type: 'shard' }>): Promise<Snapshot> {
+  const key = JSON.stringify(message.source);
+  if (open?.key === key) return open.snapshot;
+  provider ??= new SnapshotProvider({ workspaceRoots: message.provider.workspaceRoots, git: message.provider.git });
+  const source = message.source;
+  const snapshot = 'git' in source ? provider.open(source) : provider.openLocal(source.path);
+  open = { key, snapshot };
+  return snapshot;
+}
+
+/** The main thread's store, seen from here: each write is a message and its answer. */
+function storeFor(id: number): BlobFactStore {
+  return {
+    lookup: async () => new Map(), // runShard only writes
+    record: (facts: readonly BlobFact[]) =>
+      new Promise<number>((resolve, reject) => {
+        const request = nextRequest++;
+        pendingRecords.set(request, { resolve, reject });
+        send({ type: 'record', id, request, facts: [...facts] });
+      }),
+  };
+}
+
+async function runOne(message: Extract<ToThread, { type: 'shard' }>): Promise<void> {
+  const controller = new AbortController();
+  running.set(message.id, controller);
+  try {
+    const snapshot = await snapshotFor(message);
+    const outcome = await runShard(snapshot, message.files, storeFor(message.id), {
+      worker: message.worker,
+      signal: controller.signal,
+      onProgress: (done) => send({ type: 'progress', id: message.id, done }),
+    });
+    send({ type: 'done', id: message.id, outcome });
+  } catch (error) {
+    send({
+      type: 'failed',
+      id: message.id,
+      error: isQuarryError(error)
+        ? { kind: error.kind, message: error.message, suggestion: error.suggestion, permanent: error.permanent }
+        : { message: error instanceof Error ? error.message : String(error) },
+    });
+  } finally {
+    running.delete(message.id);
+  }
+}
+
+port.on('message', (message: ToThread) => {
+  if (message.type === 'shard') void runOne(message);
+  else if (message.type === 'cancel') running.get(message.id)?.abort(new Error('cancelled'));
+  else if (message.type === 'recorded') {
+    const pending = pendingRecords.get(message.request);
+    pendingRecords.delete(message.request);
+    if (message.error !== undefined) pending?.reject(new Error(message.error));
+    else pending?.resolve(message.added ?? 0);
+  }
+});

@@ -1,0 +1,175 @@
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { QuarryError, type ErrorKind } from '@quarry/contracts';
+import type { BlobFactStore } from './blob-facts';
+import { workerId } from './in-process-executor';
+import type { ShardTask } from './plan';
+import type { ShardOutcome } from './run-shard';
+import type { ShardExecutor } from './sharded-scan';
+import type { FromThread, ThreadProviderOptions, ThreadShardSource, ToThread } from './shard-thread-protocol';
+
+/** Threads an in-process scan starts at most (one per core beyond that only adds start-up). */
+export const MAX_SHARD_THREADS = 4;
+
+/**
+ * The compiled thread beside this file (dist/), else a loader that compiles the TypeScript source
+ * on the fly (jest transforms only the test process, never a worker thread).
+ */
+function threadEntry(): string {
+  const compiled = path.join(__dirname, 'shard-thread.js');
+  return existsSync(compiled) ? compiled : path.join(__dirname, 'shard-thread-from-source.js');
+}
+
+/**
+ * The process's shard threads, started on first use and kept for the next scan (idle ones are
+ * unref'd, so they never keep a process alive). They are never terminated while the process runs:
+ * a thread that loaded the native re2 (through @quarry/workspace) crashes the whole process when
+ * it is torn down, as the search pool found out before.
+ */
+class ShardThreadPool {
+  private readonly threads: Worker[] = [];
+  private readonly listeners = new Map<number, (thread: Worker, message: FromThread) => void>();
+  private readonly busy = new Map<Worker, number>();
+  private nextShard = 1;
+
+  constructor(private readonly entry: string) {}
+
+  /** `count` threads (started as needed), ref'd until `release`. */
+  acquire(count: number, onLost: (error: Error) => void): Worker[] {
+    this.watchers.add(onLost);
+    while (this.threads.length < count) this.start();
+    const taken = this.threads.slice(0, count);
+    for (const thread of taken) {
+      this.busy.set(thread, (this.busy.get(thread) ?? 0) + 1);
+      thread.ref();
+    }
+    return taken;
+  }
+
+  release(threads: readonly Worker[], onLost: (error: Error) => void): void {
+    this.watchers.delete(onLost);
+    for (const thread of threads) {
+      const uses = (this.busy.get(thread) ?? 1) - 1;
+      this.busy.set(thread, uses);
+      if (uses <= 0) thread.unref();
+    }
+  }
+
+  /** A process-unique shard id whose messages go to `listener` until `forget`. */
+  listen(listener: (thread: Worker, message: FromThread) => void): number {
+    const id = this.nextShard++;
+    this.listeners.set(id, listener);
+    return id;
+  }
+
+  forget(id: number): void {
+    this.listeners.delete(id);
+  }
+
+  /** The runs using the pool: a thread that dies fails them (its shards are lost with it). */
+  private readonly watchers = new Set<(error: Error) => void>();
+
+  private start(): void {
+    const thread = new Worker(this.entry);
+    thread.unref();
+    this.threads.push(thread);
+    thread.on('message', (message: FromThread) => this.listeners.get(message.id)?.(thread, message));
+    const drop = (error: Error) => {
+      const index = this.threads.indexOf(thread);
+      if (index !== -1) this.threads.splice(index, 1);
+      for (const notify of [...this.watchers]) notify(error);
+    };
+    thread.on('error', drop);
+    thread.on('exit', (code) => drop(new Error(`a shard thread exited (code ${code})`)));
+  }
+}
+
+const pools = new Map<string, ShardThreadPool>();
+
+/**
+ * Runs a scan's shards on worker threads of this process (`quarry scan --local`: no Redis, no
+ * Postgres). Each thread opens its own snapshot of the same commit or directory and runs
+ * `runShard`, the function a worker process runs for a shard job; its facts come back to this
+ * thread's store. Threads are shared by the process's scans (see ShardThreadPool).
+ */
+export class ThreadShardExecutor implements ShardExecutor {
+  /** Threads the last run used (tests and the bench look at it). */
+  threadsStarted = 0;
+
+  constructor(
+    private readonly source: ThreadShardSource,
+    private readonly provider: ThreadProviderOptions,
+    private readonly store: BlobFactStore,
+    private readonly threads = Math.max(1, Math.min(os.availableParallelism(), MAX_SHARD_THREADS)),
+    private readonly worker = workerId(),
+    private readonly entry = threadEntry(),
+  ) {}
+
+  run(tasks: readonly ShardTask[], options: { signal: AbortSignal; onProgress: (index: number, done: number, worker?: string) => void }): Promise<ShardOutcome[]> {
+    const { signal } = options;
+    const outcomes = new Array<ShardOutcome>(tasks.length);
+    if (signal.aborted) return Promise.reject(signal.reason);
+    if (tasks.length === 0) return Promise.resolve(outcomes);
+    const count = Math.max(1, Math.min(this.threads, tasks.length));
+    this.threadsStarted = count;
+    let pool = pools.get(this.entry);
+    if (!pool) pools.set(this.entry, (pool = new ShardThreadPool(this.entry)));
+    const shared = pool;
+    return new Promise<ShardOutcome[]>((resolve, reject) => {
+      /** Shard id → its thread and task, while it runs. */
+      const running = new Map<number, { thread: Worker; task: ShardTask }>();
+      let next = 0;
+      let finished = 0;
+      let settled = false;
+      const settle = (error?: unknown) => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        for (const [id, { thread }] of running) {
+          thread.postMessage({ type: 'cancel', id } satisfies ToThread);
+          shared.forget(id);
+        }
+        shared.release(threads, onLost);
+        if (error === undefined) resolve(outcomes);
+        else reject(error);
+      };
+      const onAbort = () => settle(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+
+      const handOut = (thread: Worker) => {
+        if (settled || next >= tasks.length) return;
+        const task = tasks[next++];
+        const id = shared.listen(onMessage);
+        running.set(id, { thread, task });
+        thread.postMessage({ type: 'shard', id, files: task.files, source: this.source, provider: this.provider, worker: this.worker } satisfies ToThread);
+      };
+      function onMessage(thread: Worker, message: FromThread): void {
+        const task = running.get(message.id)?.task;
+        if (settled || !task) return;
+        if (message.type === 'progress') options.onProgress(task.index, message.done, worker);
+        else if (message.type === 'record') {
+          store.record(message.facts).then(
+            (added) => thread.postMessage({ type: 'recorded', request: message.request, added } satisfies ToThread),
+            (error: unknown) => thread.postMessage({ type: 'recorded', request: message.request, error: error instanceof Error ? error.message : String(error) } satisfies ToThread),
+          );
+        } else if (message.type === 'done') {
+          running.delete(message.id);
+          shared.forget(message.id);
+          outcomes[task.index] = message.outcome;
+          options.onProgress(task.index, task.files.length, message.outcome.worker);
+          if (++finished === tasks.length) settle();
+          else handOut(thread);
+        } else if (message.type === 'failed') {
+          const { kind, message: text, suggestion, permanent } = message.error;
+          settle(kind ? new QuarryError(kind as ErrorKind, text, { suggestion, permanent }) : new Error(text));
+        }
+      }
+      const { store, worker } = this;
+      const onLost = (error: Error) => settle(error);
+      const threads = shared.acquire(count, onLost);
+      for (const thread of threads) handOut(thread);
+    });
+  }
+}

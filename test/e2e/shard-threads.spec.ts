@@ -1,0 +1,75 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { scanRepository } from '../../libs/workspace/src';
+import { assertBuilt, repoRoot } from '../support/processes';
+import { makeTree } from '../support/trees';
+
+/*
+ * The shard threads of an in-process scan (`quarry scan --local`), run from the compiled build in a
+ * plain node process: worker threads started from inside jest's module sandbox crash the process
+ * (a native addon loaded twice), so the executor is driven by a small script and its answer read
+ * back. The CLI's `--local` runs of a URL and a path are compared with worker results in
+ * distributed-scan.spec.ts.
+ */
+
+jest.setTimeout(120_000);
+
+const SCRIPT = String.raw`
+const dist = process.argv[1];
+const { SnapshotProvider } = require(dist + '/libs/snapshot/src');
+const { shardedScan, planShards, ThreadShardExecutor, MemoryBlobFacts } = require(dist + '/libs/blob-scan/src');
+(async () => {
+  const [root, dataDir] = [process.argv[2], process.argv[3]];
+  const providerOptions = { workspaceRoots: [root], git: { dataDir } };
+  const snapshot = await new SnapshotProvider(providerOptions).openLocal(root);
+  const limits = { maxFiles: 20, maxBytes: 1 << 20 };
+  const store = new MemoryBlobFacts();
+  const executor = new ThreadShardExecutor({ path: snapshot.root }, providerOptions, store, 3, 'threads');
+  const result = await shardedScan(snapshot, { store, executor, signal: new AbortController().signal, limits });
+  const answer = { result, threadsStarted: executor.threadsStarted, stored: store.size };
+
+  // A directory outside the threads' allowed roots: each thread's own snapshot refuses it, typed.
+  const refused = new ThreadShardExecutor({ path: '/proc' }, providerOptions, new MemoryBlobFacts(), 2, 'threads');
+  answer.refused = await shardedScan(snapshot, { store: new MemoryBlobFacts(), executor: refused, signal: new AbortController().signal, limits }).then(
+    () => 'resolved', (error) => ({ name: error.name, kind: error.kind }));
+
+  // Cancelled at the first progress: rejects with the reason, threads terminated.
+  const controller = new AbortController();
+  const tasks = planShards((await snapshot.walk()).files.map((path) => ({ path })), limits);
+  const cancelling = new ThreadShardExecutor({ path: snapshot.root }, providerOptions, new MemoryBlobFacts(), 2, 'threads');
+  answer.cancelled = await cancelling.run(tasks, { signal: controller.signal, onProgress: () => controller.abort(new Error('stop')) }).then(
+    () => 'resolved', (error) => error.message);
+  console.log(JSON.stringify(answer));
+})().catch((error) => { console.error(error); process.exit(1); });
+`;
+
+describe('shards on worker threads (quarry scan --local)', () => {
+  const base = mkdtempSync(path.join(os.tmpdir(), 'quarry-shard-threads-'));
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  it('run every shard on threads, equal to the single-process scan; a refused source and a cancel reject', async () => {
+    assertBuilt();
+    const files: Record<string, string | Buffer> = { 'logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 1]) };
+    for (let index = 0; index < 300; index++) files[`pkg${index % 6}/m${index % 5}/f${index}.${['ts', 'py', 'md'][index % 3]}`] = `// ${index}\n`.repeat(1 + (index % 17));
+    const root = makeTree(files);
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['-e', SCRIPT, path.join(repoRoot(), 'dist'), root, mkdtempSync(path.join(base, 'data-'))], { maxBuffer: 16 << 20 }, (error, out, err) =>
+        error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out),
+      ),
+    );
+    const answer = JSON.parse(stdout);
+    const single = await scanRepository(root);
+    const comparable = ({ root: _r, durationMs: _d, shards: _s, workers: _w, workerIds: _i, blobs: _b, source: _source, ...rest }: Record<string, unknown>) => rest;
+    expect(comparable(answer.result)).toEqual(comparable(single as unknown as Record<string, unknown>));
+    expect(answer.threadsStarted).toBe(3);
+    expect(answer.result.shards).toBeGreaterThanOrEqual(15);
+    expect(answer.result.workerIds).toEqual(['threads']);
+    expect(answer.result.blobs).toEqual({ total: 301, processed: 301, reused: 0 });
+    expect(answer.stored).toBe(301);
+    expect(answer.refused).toEqual({ name: 'QuarryError', kind: expect.any(String) });
+    expect(answer.cancelled).toBe('stop');
+    rmSync(root, { recursive: true, force: true });
+  });
+});
