@@ -36,7 +36,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
         () =>
           shardedScan(snapshot, {
             store: this.facts,
-            executor: isGit(snapshot) ? this.shards.executorFor(context.jobId, snapshot.source) : new InProcessShardExecutor(snapshot, this.facts, LOCAL_SHARD_CONCURRENCY, this.shards.id),
+            executor: snapshot.kind === 'git' ? this.shards.executorFor(context.jobId, snapshot.source) : new InProcessShardExecutor(snapshot, this.facts, LOCAL_SHARD_CONCURRENCY, this.shards.id),
             // A few files left to read (a small commit's re-scan) are read here, not handed over.
             inline: new InProcessShardExecutor(snapshot, this.facts, 1, this.shards.id),
             signal: context.signal,
@@ -49,10 +49,3 @@ export class ScanProcessor implements JobHandler<'scan'> {
   }
 }
 
-function isGit(snapshot: { source: unknown }): boolean {
-  try {
-    return typeof snapshot.source === 'object' && snapshot.source !== null && 'git' in snapshot.source;
-  } catch {
-    return false; // a directory, identified beside the work
-  }
-}
