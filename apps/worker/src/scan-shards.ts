@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Job, Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
-import { CachedBlobFacts, describeShardPaths, runShard, workerId, type ShardExecutor, type ShardOutcome, type ShardTask } from '@quarry/blob-scan';
+import { describeShardPaths, runShard, workerId, type ShardExecutor, type ShardOutcome, type ShardTask } from '@quarry/blob-scan';
 import { QuarryError } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig, Logger } from '@quarry/config';
 import { BlobFactRepository } from '@quarry/db';
@@ -158,7 +158,7 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
     try {
       const snapshot = await this.snapshots.provider.open(job.data.source, abort);
       try {
-        const outcome = await runShard(snapshot, job.data.files, CachedBlobFacts.over(this.facts), {
+        const outcome = await runShard(snapshot, job.data.files, this.facts, {
           worker: this.id,
           signal: abort,
           onProgress: (done) => {

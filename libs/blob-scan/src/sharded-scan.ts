@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { JobProgress, ScanResult } from '@quarry/contracts';
+import { number } from '@quarry/render';
 import type { Snapshot } from '@quarry/snapshot';
 import type { FileMeasure } from '@quarry/workspace';
 import { assembleScan } from './assemble';
@@ -93,7 +94,7 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
       stage: 'reading',
       done: skippedFiles + doneSum,
       total,
-      message: `indexing ${(skippedFiles + doneSum).toLocaleString('en-US')} / ${total.toLocaleString('en-US')} files · ${Math.max(1, workersSeen.size)} worker${workersSeen.size > 1 ? 's' : ''}`,
+      message: `indexing ${number(skippedFiles + doneSum)} / ${number(total)} files · ${Math.max(1, workersSeen.size)} worker${workersSeen.size > 1 ? 's' : ''}`,
     });
   };
   report(true);
@@ -114,6 +115,7 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
   for (const outcome of outcomes) {
     finishedBy.add(outcome.worker);
     if (outcome.blobs.length === 0) continue;
+    snapshot.learnBlobs?.(outcome.blobs);
     indexOf ??= new Map(paths.map((path, index) => [path, index]));
     for (const [path, blob] of outcome.blobs) {
       const index = indexOf.get(path);

@@ -1,28 +1,49 @@
-import type { BlobFact, BlobFactStore } from '@quarry/blob-scan';
+import { measureOf, type BlobFact, type BlobFactStore } from '@quarry/blob-scan';
 import type { FileMeasure } from '@quarry/workspace';
 import type { Pool } from 'pg';
 import { PrismaClient } from './prisma-client';
 
 /** Look-ups and writes go in slices this size: one statement each, arrays as parameters. */
 const SLICE = 50_000;
+const BINARY: FileMeasure = { kind: 'binary' };
 
-const BINARY: FileMeasure = Object.freeze({ kind: 'binary' });
+/**
+ * Blobs whose facts a worker keeps in memory by default (about 150 bytes each): a kernel commit's
+ * 78k, so a re-scan of it on a worker that saw the previous commit asks Postgres about one blob.
+ */
+export const DEFAULT_REMEMBERED_BLOBS = 100_000;
 
-/** Per-blob scan facts in Postgres, shared by every worker: the store behind a sharded scan. */
+/**
+ * Per-blob scan facts in Postgres, shared by every worker: the store behind a sharded scan.
+ *
+ * A blob's facts never change (its id is a hash of its content), so the facts this process has
+ * read or written are remembered (most recent `remember` blobs): a worker scanning the same files
+ * again — many small scans of one repository, a re-scan — makes no round trip for them. Before
+ * this, every tiny scan paid two statements outside the worker's group commit.
+ */
 export class BlobFactRepository implements BlobFactStore {
+  private readonly remembered = new Map<string, FileMeasure>();
+
   /** `pool`: look-ups of a whole commit (tens of thousands of rows) go through pg directly, about 2x faster than Prisma's raw query. */
   constructor(
     private readonly prisma: PrismaClient,
     private readonly pool?: Pool,
+    private readonly remember: number = DEFAULT_REMEMBERED_BLOBS,
   ) {}
 
   async lookup(blobs: readonly string[]): Promise<Map<string, FileMeasure>> {
     const found = new Map<string, FileMeasure>();
-    for (let start = 0; start < blobs.length; start += SLICE) {
-      const slice = blobs.slice(start, start + SLICE);
+    const unknown: string[] = [];
+    for (const blob of blobs) {
+      const measure = this.recall(blob);
+      if (measure) found.set(blob, measure);
+      else unknown.push(blob);
+    }
+    for (let start = 0; start < unknown.length; start += SLICE) {
+      const slice = unknown.slice(start, start + SLICE);
       // A join with the ids as one space-separated text (a hash join, not 50k index probes of
       // `= ANY(array)`), numbers as float8 and rows as arrays (no BigInt strings, no row objects):
-      // a whole kernel commit is looked up in half the time, which a re-scan pays every time.
+      // a whole kernel commit is looked up in half the time.
       const text = 'SELECT f.blob, f."binary", f.bytes::float8, f.lines::float8 FROM string_to_table($1, \' \') AS wanted(blob) JOIN blob_facts f USING (blob)';
       type Row = [blob: string, binary: boolean, bytes: number, lines: number];
       const rows: Row[] = this.pool
@@ -30,28 +51,53 @@ export class BlobFactRepository implements BlobFactStore {
         : (await this.prisma.$queryRaw<Array<{ blob: string; binary: boolean; bytes: number; lines: number }>>`SELECT f.blob, f."binary", f.bytes::float8 AS bytes, f.lines::float8 AS lines FROM string_to_table(${slice.join(' ')}, ' ') AS wanted(blob) JOIN blob_facts f USING (blob)`).map(
             (row): Row => [row.blob, row.binary, Number(row.bytes), Number(row.lines)],
           );
-      for (const [blob, binary, bytes, lines] of rows) found.set(blob, binary ? BINARY : { kind: 'text', bytes, lines });
+      for (const [blob, binary, bytes, lines] of rows) {
+        const measure: FileMeasure = binary ? BINARY : { kind: 'text', bytes, lines };
+        found.set(blob, measure);
+        this.keep(blob, measure);
+      }
     }
     return found;
   }
 
   /** Insert-or-keep: a blob's facts never change, so the first row stays and a repeat is a no-op. */
   async record(facts: readonly BlobFact[]): Promise<number> {
+    // Blobs this process already knows are stored: writing them again would insert nothing.
+    const fresh = facts.filter((fact) => !this.remembered.has(fact.blob));
     let added = 0;
-    for (let start = 0; start < facts.length; start += SLICE) {
-      const slice = facts.slice(start, start + SLICE);
+    for (let start = 0; start < fresh.length; start += SLICE) {
+      const slice = fresh.slice(start, start + SLICE);
       added += await this.prisma.$executeRaw`
         INSERT INTO blob_facts (blob, "binary", bytes, lines)
         SELECT * FROM unnest(${slice.map((fact) => fact.blob)}::text[], ${slice.map((fact) => fact.kind === 'binary')}::boolean[],
                              ${slice.map((fact) => (fact.kind === 'text' ? fact.bytes : 0))}::bigint[], ${slice.map((fact) => (fact.kind === 'text' ? fact.lines : 0))}::bigint[])
         ON CONFLICT (blob) DO NOTHING`;
+      for (const fact of slice) this.keep(fact.blob, measureOf(fact));
     }
     return added;
   }
 
-  /** How many of these blobs have rows (tests assert re-scans through it). */
+  /** How many of these blobs have rows (tests assert re-scans through it; asks Postgres, not the memory). */
   async count(blobs?: readonly string[]): Promise<number> {
     if (!blobs) return this.prisma.blobFact.count();
-    return (await this.lookup(blobs)).size;
+    const rows = await this.prisma.$queryRaw<Array<{ count: bigint }>>`SELECT count(*) FROM blob_facts WHERE blob = ANY(${blobs}::text[])`;
+    return Number(rows[0].count);
+  }
+
+  private recall(blob: string): FileMeasure | undefined {
+    const measure = this.remembered.get(blob);
+    if (measure) {
+      // Most recently used last: the first key is the one to forget.
+      this.remembered.delete(blob);
+      this.remembered.set(blob, measure);
+    }
+    return measure;
+  }
+
+  private keep(blob: string, measure: FileMeasure): void {
+    if (this.remember <= 0) return;
+    this.remembered.delete(blob);
+    this.remembered.set(blob, measure);
+    if (this.remembered.size > this.remember) this.remembered.delete(this.remembered.keys().next().value as string);
   }
 }

@@ -11,6 +11,7 @@ import type { Snapshot, SnapshotEntry } from './snapshot';
  * are fetched in batches first. Measures are remembered per blob, so a repeat scan reads nothing.
  */
 export class GitSnapshot implements Snapshot {
+  readonly kind = 'git';
   readonly root: string;
   /** This snapshot's own `cat-file --batch`: a cancelled job kills its reader, never another job's. */
   private reader: BlobReader | undefined;
@@ -50,6 +51,12 @@ export class GitSnapshot implements Snapshot {
   }
 
   readonly listedBlobs = (paths: readonly string[]): Array<string | undefined> => paths.map((path) => this.tree.oid(path));
+
+  async readBlob(relative: string): Promise<{ blob: string; content: Buffer } | undefined> {
+    const oid = this.tree.oid(normalize(relative));
+    const content = oid && (await this.readFile(relative));
+    return oid && content ? { blob: oid, content } : undefined;
+  }
 
   async readFile(relative: string, options: { maxBytes?: number } = {}): Promise<Buffer | undefined> {
     const oid = this.tree.oid(normalize(relative));

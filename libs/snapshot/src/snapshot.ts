@@ -23,6 +23,9 @@ export interface SnapshotEntry {
  * scan of a URL equals a scan of a checkout of the same commit.
  */
 export interface Snapshot extends ScanSource {
+  /** A commit of a git URL (blob ids listed with the tree) or a directory (blob ids learnt by reading). */
+  readonly kind: 'git' | 'directory';
+  /** A directory's is known only once identified (reading it earlier throws): check `kind` first. */
   readonly source: ResolvedSource;
   /** Shown as a result's `root`: the directory, or `url@commit`. */
   readonly root: string;
@@ -37,6 +40,13 @@ export interface Snapshot extends ScanSource {
    * no awaiting per file); absent for a directory, whose blobs are learnt by reading the files.
    */
   readonly listedBlobs?: (paths: readonly string[]) => Array<string | undefined>;
+  /**
+   * Blob ids of files read somewhere else (a shard thread's own snapshot of this directory), kept
+   * like those read through `readBlob`: a directory's identity then reads no file twice.
+   */
+  learnBlobs?(entries: Iterable<readonly [path: string, blob: string]>): void;
+  /** A file's bytes with its blob id, or undefined when it is missing (a scan reads each file of a directory once, through this). */
+  readBlob(relative: string): Promise<{ blob: string; content: Buffer } | undefined>;
   /** A file's bytes (at most `maxBytes`: more is undefined), or undefined when it is missing. */
   readFile(relative: string, options?: { maxBytes?: number }): Promise<Buffer | undefined>;
   /** Bytes [start, end) of a file. */

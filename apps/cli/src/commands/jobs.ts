@@ -86,13 +86,8 @@ export async function scanManyCommand(targets: string[], options: ClientOptions 
 
 /** What a shard thread opens: the pinned commit of a URL, or the directory itself. */
 function threadSourceOf(snapshot: Snapshot): ThreadShardSource {
-  try {
-    const source = snapshot.source;
-    if ('git' in source) return { git: source.git, ref: source.ref, commit: source.commit };
-  } catch {
-    // A directory, identified beside the work.
-  }
-  return { path: snapshot.root };
+  const source = snapshot.kind === 'git' ? snapshot.source : undefined;
+  return source && 'git' in source ? { git: source.git, ref: source.ref, commit: source.commit } : { path: snapshot.root };
 }
 
 /** In-process scan (no server needed), for quick looks and for comparing with a job's result. */

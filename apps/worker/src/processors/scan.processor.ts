@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ScanInput, ScanResult } from '@quarry/contracts';
-import { CachedBlobFacts, InProcessShardExecutor, shardedScan, type BlobFactStore } from '@quarry/blob-scan';
+import { InProcessShardExecutor, shardedScan, type BlobFactStore } from '@quarry/blob-scan';
 import { BlobFactRepository } from '@quarry/db';
 import { withStack } from '@quarry/detect';
 import { repoReaderOf } from '@quarry/snapshot';
@@ -28,8 +28,6 @@ export class ScanProcessor implements JobHandler<'scan'> {
   ) {}
 
   async run(input: ScanInput, context: JobContext): Promise<ScanResult> {
-    // This worker's memory of facts in front of Postgres, shared with its shard jobs (ScanShards).
-    const facts = CachedBlobFacts.over(this.facts);
     // A path is checked again here: a worker on another machine has its own view of the allowed roots.
     const { result, source } = await this.snapshots.run(input, context, (snapshot) =>
       withStack(
@@ -37,10 +35,10 @@ export class ScanProcessor implements JobHandler<'scan'> {
         context.signal,
         () =>
           shardedScan(snapshot, {
-            store: facts,
-            executor: isGit(snapshot) ? this.shards.executorFor(context.jobId, snapshot.source) : new InProcessShardExecutor(snapshot, facts, LOCAL_SHARD_CONCURRENCY, this.shards.id),
+            store: this.facts,
+            executor: snapshot.kind === 'git' ? this.shards.executorFor(context.jobId, snapshot.source) : new InProcessShardExecutor(snapshot, this.facts, LOCAL_SHARD_CONCURRENCY, this.shards.id),
             // A few files left to read (a small commit's re-scan) are read here, not handed over.
-            inline: new InProcessShardExecutor(snapshot, facts, 1, this.shards.id),
+            inline: new InProcessShardExecutor(snapshot, this.facts, 1, this.shards.id),
             signal: context.signal,
             limits: this.shards.limits,
             onProgress: (progress) => context.progress(progress),
@@ -51,10 +49,3 @@ export class ScanProcessor implements JobHandler<'scan'> {
   }
 }
 
-function isGit(snapshot: { source: unknown }): boolean {
-  try {
-    return typeof snapshot.source === 'object' && snapshot.source !== null && 'git' in snapshot.source;
-  } catch {
-    return false; // a directory, identified beside the work
-  }
-}
