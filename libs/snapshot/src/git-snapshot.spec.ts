@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -116,6 +117,41 @@ describe('GitSnapshot over a real git http server', () => {
     await repos.resolve({ git: url, ref: first.commit });
     expect(server.lookups().length - before.lookups).toBe(1);
     expect(repos.git.stats).toMatchObject({ commitFetches: 1, blobFetches: expect.any(Number) });
+  });
+
+  it('keeps the last fetched commit as a ref, so the next commit\'s fetch sends only what changed', async () => {
+    // A repository of its own: deep directories, then a commit that changes one top-level file.
+    const work = mkdtempSync(path.join(os.tmpdir(), 'quarry-negotiate-'));
+    dataDirs.push(work);
+    const inWork = (...args: string[]) => execFileSync('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
+    for (const file of ['deep/one/two/x.txt', 'deep/one/y.txt', 'other/z.txt', 'top.txt']) {
+      mkdirSync(path.dirname(path.join(work, file)), { recursive: true });
+      writeFileSync(path.join(work, file), `${file}\n`);
+    }
+    inWork('init', '-q', '-b', 'main');
+    inWork('add', '-A');
+    inWork('commit', '-q', '-m', 'one');
+    const bare = path.join(fixtures.root, 'negotiate.git');
+    execFileSync('git', ['clone', '-q', '--bare', work, bare]);
+    const repos = provider();
+    const url = server.url('negotiate.git');
+    await repos.open(await repos.resolve({ git: url, ref: 'main' }));
+    writeFileSync(path.join(work, 'top.txt'), 'changed\n');
+    inWork('commit', '-q', '-am', 'two');
+    execFileSync('git', ['-C', bare, 'fetch', '-q', work, '+main:main']);
+    const newer = await repos.resolve({ git: url, ref: 'main' });
+    await repos.open(newer);
+
+    const { gitDir } = await repos.git.repository(url);
+    expect(execFileSync('git', ['--git-dir', gitDir, 'rev-parse', 'refs/quarry/last-fetched']).toString().trim()).toBe(newer.commit);
+    // The second fetch's pack: the commit, the root tree (and at most one more object), not the
+    // commit with all 5 of its trees that a fetch without a "have" receives.
+    const packDir = path.join(gitDir, 'objects', 'pack');
+    const indexes = readdirSync(packDir).filter((name) => name.endsWith('.idx')).map((name) => path.join(packDir, name));
+    expect(indexes).toHaveLength(2);
+    const newest = indexes.sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs)[1];
+    const sent = execFileSync('git', ['show-index'], { input: readFileSync(newest) }).toString().trim().split('\n');
+    expect(sent.length).toBeLessThanOrEqual(3);
   });
 
   it('reads files, ranges, directories and blob ids', async () => {
