@@ -14,12 +14,14 @@ import type { FromThread, ThreadProviderOptions, ThreadShardSource, ToThread } f
 export const MAX_SHARD_THREADS = 4;
 
 /**
- * The compiled thread beside this file (dist/), else a loader that compiles the TypeScript source
- * on the fly (jest transforms only the test process, never a worker thread).
+ * The compiled thread beside this file (dist/). There is no from-source fallback: a worker thread
+ * started inside jest's module sandbox crashes the process (a native addon loaded twice), so the
+ * executor is tested from the build (test/e2e/shard-threads.spec.ts).
  */
 function threadEntry(): string {
   const compiled = path.join(__dirname, 'shard-thread.js');
-  return existsSync(compiled) ? compiled : path.join(__dirname, 'shard-thread-from-source.js');
+  if (!existsSync(compiled)) throw new Error(`${compiled} is missing: shard threads run from the compiled build (npm run build)`);
+  return compiled;
 }
 
 /**
