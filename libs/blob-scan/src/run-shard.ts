@@ -2,6 +2,7 @@ import type { Snapshot } from '@quarry/snapshot';
 import { blobId } from '@quarry/snapshot';
 import { measureContent, type FileMeasure } from '@quarry/workspace';
 import { factOf, type BlobFact, type BlobFactStore } from './blob-facts';
+import type { BlobDerivation } from './blob-derivation';
 import type { ShardFile } from './plan';
 
 /** What a shard reports back to its scan. */
@@ -19,6 +20,8 @@ export interface RunShardOptions {
   signal?: AbortSignal;
   /** Files done so far in this shard. */
   onProgress?: (done: number) => void;
+  /** Per-blob work beyond the facts (the code index), run on the shard's blobs after them. */
+  derive?: BlobDerivation;
 }
 
 /** Facts are written in batches this size while the shard runs: a killed shard leaves its finished batches. */
@@ -75,5 +78,6 @@ export async function runShard(snapshot: Snapshot, files: readonly ShardFile[], 
   }
   flush();
   await writes;
+  await options.derive?.derive(snapshot, [...files.flatMap((file) => (file.blob === undefined ? [] : [{ path: file.path, blob: file.blob }])), ...outcome.blobs.map(([path, blob]) => ({ path, blob }))], signal);
   return outcome;
 }

@@ -3,6 +3,7 @@ import type { JobProgress, ScanResult } from '@quarry/contracts';
 import type { Snapshot } from '@quarry/snapshot';
 import type { FileMeasure } from '@quarry/workspace';
 import { assembleScan } from './assemble';
+import type { BlobDerivation } from './blob-derivation';
 import type { BlobFactStore } from './blob-facts';
 import { DEFAULT_SHARD_LIMITS, planShards, type ShardFile, type ShardLimits, type ShardTask } from './plan';
 import type { ShardOutcome } from './run-shard';
@@ -27,6 +28,11 @@ export interface ShardedScanOptions {
    */
   inline?: ShardExecutor;
   inlineBelowFiles?: number;
+  /**
+   * Per-blob work beyond the facts (the code index), which the executors' shards run: blobs it
+   * lacks are read again even when their facts are known, and it adds to the result.
+   */
+  derive?: BlobDerivation;
 }
 
 /** A scan with this few files left to read runs them in place when it can (`inline`). */
@@ -56,12 +62,13 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
   for (const path of listing.files) blobs.set(path, listsBlobs ? (await snapshot.entry(path))?.blob : undefined);
   const listedBlobs = [...new Set([...blobs.values()].filter((blob): blob is string => blob !== undefined))];
   const known = await store.lookup(listedBlobs);
+  const underived = options.derive ? await options.derive.missing(pathsOf(blobs, (blob) => known.has(blob))) : new Set<string>();
 
   const toRead: ShardFile[] = [];
   const seen = new Set<string>();
   for (const [path, blob] of blobs) {
     if (blob === undefined) toRead.push({ path });
-    else if (!known.has(blob) && !seen.has(blob)) {
+    else if ((!known.has(blob) || underived.has(blob)) && !seen.has(blob)) {
       seen.add(blob);
       toRead.push({ path, blob });
     }
@@ -111,14 +118,23 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
     largestFiles: options.largestFiles,
     durationMs: Math.round(performance.now() - started),
   });
+  const derived = options.derive?.summarize ? await options.derive.summarize(snapshot, pathsOf(blobs, () => true), signal) : {};
   const workerIds = [...finishedBy].sort();
   return {
     ...result,
+    ...derived,
     shards: tasks.length,
     workers: workerIds.length,
     workerIds,
     blobs: { total: allBlobs.length, processed, reused: allBlobs.length - processed },
   };
+}
+
+/** The (path, blob) pairs of the files whose blob is known and passes `keep`. */
+function pathsOf(blobs: ReadonlyMap<string, string | undefined>, keep: (blob: string) => boolean): { path: string; blob: string }[] {
+  const pairs: { path: string; blob: string }[] = [];
+  for (const [path, blob] of blobs) if (blob !== undefined && keep(blob)) pairs.push({ path, blob });
+  return pairs;
 }
 
 function safeSource(snapshot: Snapshot): object {

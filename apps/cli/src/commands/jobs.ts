@@ -7,6 +7,7 @@ import { loadConfig } from '@quarry/config';
 import { QuarryError } from '@quarry/contracts';
 import { InProcessShardExecutor, MemoryBlobFacts, shardedScan } from '@quarry/blob-scan';
 import { repositoryInput, withLocalSnapshot } from './local';
+import { CodeIndexScanStep, MemoryBlobIndexStore } from '@quarry/code-index';
 
 
 export interface ClientOptions {
@@ -20,11 +21,11 @@ export function clientFrom(options: ClientOptions): QuarryClient {
 }
 
 /** `quarry scan PATH|URL [--ref REF]`: submit, watch with a progress display, print the result. */
-export async function scanCommand(target: string, options: ClientOptions & { wait: boolean; local?: boolean; ref?: string }): Promise<number> {
+export async function scanCommand(target: string, options: ClientOptions & { wait: boolean; local?: boolean; ref?: string; codeIndex?: boolean }): Promise<number> {
   const input = repositoryInput(target, options.ref);
   if (options.local) return scanLocally(input, options);
   const client = clientFrom(options);
-  const job = await client.submit('scan', input);
+  const job = await client.submit('scan', { ...input, ...(options.codeIndex === false ? { codeIndex: false } : {}) });
   if (!options.wait) {
     print(options, job, `queued scan ${job.id}`);
     return EXIT.ok;
@@ -45,7 +46,7 @@ export async function scanCommand(target: string, options: ClientOptions & { wai
  * `quarry scan PATH PATH...`: one batch request for all the paths (a refused path gets its typed
  * error, the others run), then waits for every job and prints each summary.
  */
-export async function scanManyCommand(targets: string[], options: ClientOptions & { wait: boolean; local?: boolean; ref?: string }): Promise<number> {
+export async function scanManyCommand(targets: string[], options: ClientOptions & { wait: boolean; local?: boolean; ref?: string; codeIndex?: boolean }): Promise<number> {
   const inputs = targets.map((target) => repositoryInput(target, options.ref));
   if (options.local) {
     let code: number = EXIT.ok;
@@ -54,7 +55,7 @@ export async function scanManyCommand(targets: string[], options: ClientOptions 
   }
   const client = clientFrom(options);
   const roots = inputs.map((input) => ('root' in input ? input.root : input.source.git));
-  const answer = await client.submitMany(inputs.map((input) => ({ kind: 'scan', input })));
+  const answer = await client.submitMany(inputs.map((input) => ({ kind: 'scan', input: { ...input, ...(options.codeIndex === false ? { codeIndex: false } : {}) } })));
   const outcomes: Array<{ root: string; id?: string; outcome?: JobOutcome; error?: QuarryErrorBody }> = answer.items.map((item) =>
     item.ok ? { root: roots[item.index], id: item.job.id } : { root: roots[item.index], error: item.error },
   );
@@ -87,16 +88,18 @@ export async function scanManyCommand(targets: string[], options: ClientOptions 
 const LOCAL_SHARD_CONCURRENCY = 2;
 
 /** In-process scan (no server needed), for quick looks and for comparing with a job's result. */
-async function scanLocally(input: ReturnType<typeof repositoryInput>, options: ClientOptions): Promise<number> {
+async function scanLocally(input: ReturnType<typeof repositoryInput>, options: ClientOptions & { codeIndex?: boolean }): Promise<number> {
   const display = new ProgressDisplay('scan');
   try {
     const config = loadConfig();
-    // The workers' code path, in this process: shards over blobs, facts kept in memory (no Redis, no Postgres).
+    // The workers' code path, in this process: shards over blobs, facts and code index kept in memory (no Redis, no Postgres).
+    const derive = options.codeIndex === false ? undefined : new CodeIndexScanStep(new MemoryBlobIndexStore());
     const { result, source } = await withLocalSnapshot(config, input, (snapshot) => {
       const facts = new MemoryBlobFacts();
       return shardedScan(snapshot, {
         store: facts,
-        executor: new InProcessShardExecutor(snapshot, facts, LOCAL_SHARD_CONCURRENCY),
+        derive,
+        executor: new InProcessShardExecutor(snapshot, facts, LOCAL_SHARD_CONCURRENCY, undefined, derive),
         signal: new AbortController().signal,
         limits: config.shardLimits,
         onProgress: (progress) => !options.json && display.update(progress),

@@ -1,0 +1,193 @@
+import { createHash } from 'node:crypto';
+import type { JobInput, JobProgress } from '@quarry/contracts';
+import { languageOf, secretPathReason } from '@quarry/workspace';
+import { decodeText, type BlobIndex, type BlobIndexer } from '../index/blob-index';
+import { SymbolTable } from '../lookup/symbol-table';
+import { TokenTotalsBuilder, validateCodeIndexInput, type PackTreeResult } from '../local/operations';
+import type { IndexedFile, IndexedTree } from '../local/tree-index';
+import { compilePathFilter, validatePatterns } from '../pack/path-filter';
+import type { PackSink } from '../pack/sinks';
+import { writePack, type PackFile } from '../pack/write-pack';
+import { DEFAULT_TOKEN_ENCODING, type TokenEncoding } from '../tokens/token-counter';
+import { blobIndexKey, briefOf, distinctKeys, indexVariant, type BlobIndexBrief, type BlobIndexStore } from './blob-index-store';
+import { indexMissingBlobs, type BlobFile } from './index-blobs';
+
+/**
+ * What the code index needs of a repository snapshot (`@quarry/snapshot`'s Snapshot has it all):
+ * the files git would see, each file's blob id, and its bytes.
+ */
+export interface IndexableSnapshot {
+  /** The directory, or `url@commit`-like name: the tree's `root` in results. */
+  readonly root: string;
+  walk(options?: { signal?: AbortSignal }): Promise<{ files: string[] }>;
+  entry(path: string): Promise<{ blob: string } | undefined>;
+  readFile(path: string): Promise<Buffer | undefined>;
+}
+
+export interface SnapshotFiles {
+  /** Sorted by path; credential files (`.env`, keys) left out. */
+  files: BlobFile[];
+  secretFiles: number;
+  /** A hash of every (path, blob): the tree's identity for caches. */
+  state: string;
+}
+
+export interface SnapshotIndexOptions {
+  store: BlobIndexStore;
+  /** In the encoding the caller wants the rows in. */
+  indexer: BlobIndexer;
+  signal?: AbortSignal;
+  onProgress?: (progress: JobProgress) => void;
+}
+
+const ENTRY_CONCURRENCY = 16;
+
+/** The snapshot's files with their blob ids (a git tree lists them; a directory's are hashed). */
+export async function listSnapshotFiles(snapshot: IndexableSnapshot, signal?: AbortSignal): Promise<SnapshotFiles> {
+  const walked = await snapshot.walk({ signal });
+  const candidates = walked.files.filter((file) => secretPathReason(file) === undefined).sort();
+  const found: (BlobFile | undefined)[] = new Array(candidates.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < candidates.length) {
+      const index = next++;
+      if (index % 1024 === 0) signal?.throwIfAborted();
+      const entry = await snapshot.entry(candidates[index]);
+      if (entry !== undefined) found[index] = { path: candidates[index], blob: entry.blob };
+    }
+  };
+  await Promise.all(Array.from({ length: ENTRY_CONCURRENCY }, lane));
+  const files = found.filter((file): file is BlobFile => file !== undefined);
+  const hash = createHash('sha1');
+  for (const file of files) hash.update(`${file.path}\0${file.blob}\n`);
+  return { files, secretFiles: walked.files.length - candidates.length, state: hash.digest('hex') };
+}
+
+/**
+ * A snapshot's code index from the stored per-blob rows (any worker's, any commit's): the rows
+ * of the tree's blobs are loaded, the few missing are computed here and stored for the next
+ * caller. The result is what `findSymbols`, `mapTree` and `@symbol:` read.
+ */
+export async function indexSnapshotTree(snapshot: IndexableSnapshot, listing: SnapshotFiles, options: SnapshotIndexOptions): Promise<IndexedTree> {
+  const { store, indexer, signal, onProgress } = options;
+  const total = listing.files.length;
+  onProgress?.({ stage: 'indexing', done: 0, total, message: 'loading stored indexes' });
+  const indexes: Map<string, BlobIndex> = await store.load(distinctKeys(listing.files), indexer.encoding);
+  const missing = listing.files.filter((file) => !indexes.has(blobIndexKey(file.blob, indexVariant(file.path))));
+  if (missing.length > 0) {
+    await indexMissingBlobs(missing, {
+      store,
+      indexer,
+      read: (path) => snapshot.readFile(path),
+      signal,
+      onProgress: (done) => onProgress?.({ stage: 'indexing', done: total - missing.length + done, total, message: `${missing.length} files not indexed before` }),
+      onIndexed: (file, index) => indexes.set(blobIndexKey(file.blob, indexVariant(file.path)), index),
+    });
+  }
+  const files: IndexedFile[] = [];
+  for (const file of listing.files) {
+    const index = indexes.get(blobIndexKey(file.blob, indexVariant(file.path)));
+    if (index !== undefined) files.push({ path: file.path, index });
+  }
+  onProgress?.({ stage: 'indexed', done: total, total, message: `${files.length} files, ${total - missing.length} from stored indexes` });
+  let table: SymbolTable | undefined;
+  return {
+    root: snapshot.root,
+    state: listing.state,
+    files,
+    secretFiles: listing.secretFiles,
+    symbolTable: () => (table ??= SymbolTable.from(files.map((file) => ({ path: file.path, definitions: file.index.definitions, references: file.index.references })))),
+  };
+}
+
+type PackInput = Omit<JobInput<'pack'>, 'root' | 'source'>;
+
+export interface SnapshotPackOptions extends SnapshotIndexOptions {
+  title?: string;
+}
+
+/**
+ * `pack` of a snapshot: the files the globs select are indexed if the store lacks them (the scan
+ * usually stored them already), then written from the stored briefs (tokens, binary, size) and,
+ * for the rare blob with credentials, its stored findings. Memory holds the file list and briefs
+ * (tens of bytes a file) and pack's read-ahead window, never the document or all indexes.
+ */
+export async function packSnapshot(snapshot: IndexableSnapshot, input: PackInput, sink: PackSink, options: SnapshotPackOptions): Promise<PackTreeResult> {
+  validateCodeIndexInput('pack', input as Record<string, unknown>);
+  const { store, indexer, signal, onProgress } = options;
+  const encoding = (input.encoding ?? DEFAULT_TOKEN_ENCODING) as TokenEncoding;
+  if (indexer.encoding !== encoding) throw new Error(`packSnapshot: the indexer counts ${indexer.encoding}, the pack asks for ${encoding}`);
+  const listing = await listSnapshotFiles(snapshot, signal);
+  const selected = compilePathFilter({ include: validatePatterns(input.include, 'include'), ignore: validatePatterns(input.ignore, 'ignore') });
+  const wanted = listing.files.filter((file) => selected(file.path));
+  const briefs = await store.briefs(distinctKeys(wanted), encoding);
+  const secretsOf = new Map<string, BlobIndex['secrets']>();
+  const missing = wanted.filter((file) => !briefs.has(blobIndexKey(file.blob, indexVariant(file.path))));
+  if (missing.length > 0) {
+    await indexMissingBlobs(missing, {
+      store,
+      indexer,
+      read: (path) => snapshot.readFile(path),
+      signal,
+      onProgress: (done) => onProgress?.({ stage: 'indexing', done, total: missing.length, message: 'files not indexed before' }),
+      onIndexed: (file, index) => {
+        const key = blobIndexKey(file.blob, indexVariant(file.path));
+        briefs.set(key, briefOf(index));
+        if (index.secrets.length > 0) secretsOf.set(key, index.secrets);
+      },
+    });
+  }
+  // Findings are in the full rows: loaded only for the blobs that have any.
+  const withSecrets = wanted.filter((file) => {
+    const key = blobIndexKey(file.blob, indexVariant(file.path));
+    return (briefs.get(key)?.secrets ?? 0) > 0 && !secretsOf.has(key);
+  });
+  if (withSecrets.length > 0) {
+    for (const [key, index] of await store.load(distinctKeys(withSecrets), encoding)) secretsOf.set(key, index.secrets);
+  }
+
+  const files: PackFile[] = listing.files.map((file) => {
+    const key = blobIndexKey(file.blob, indexVariant(file.path));
+    const brief: BlobIndexBrief | undefined = briefs.get(key);
+    const read = async () => decodeText((await snapshot.readFile(file.path)) ?? Buffer.alloc(0));
+    if (brief === undefined) return { path: file.path, language: languageOf(file.path), read }; // filtered out: never read
+    return { path: file.path, language: languageOf(file.path), bytes: brief.bytes, binary: brief.binary, tokens: brief.tokens, encoding, secrets: secretsOf.get(key) ?? [], read };
+  });
+  const symbols = input.compress ? indexer.symbols : undefined;
+  const totals = new TokenTotalsBuilder(encoding);
+  let written = 0;
+  let lastReport = 0;
+  const result = await writePack(files, sink, {
+    style: input.style,
+    include: input.include,
+    ignore: input.ignore,
+    compress: input.compress,
+    maxTokens: input.maxTokens,
+    encoding,
+    title: options.title,
+    symbols,
+    signal,
+    onFile: (file) => {
+      totals.add(file.path, file.language, file.tokens);
+      written++;
+      const now = performance.now();
+      if (now - lastReport > 250) {
+        lastReport = now;
+        onProgress?.({ stage: 'packing', done: written, total: wanted.length, message: file.path });
+      }
+    },
+  });
+  onProgress?.({ stage: 'packed', done: written, total: wanted.length, message: `${result.files} files, ${result.tokens} tokens` });
+  return {
+    style: result.style,
+    files: result.files,
+    tokens: result.tokens,
+    encoding,
+    bytes: result.bytes,
+    redactions: result.redactions,
+    compressed: result.compressed,
+    omitted: result.omitted,
+    skipped: { ...result.skipped, secretFiles: listing.secretFiles },
+    totals: totals.result(),
+  };
+}
