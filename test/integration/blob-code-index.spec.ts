@@ -209,19 +209,19 @@ describe('the code-index kinds on a git URL', () => {
     const commit = git('rev-parse', 'HEAD');
     const cache = new CodeIndexCache();
 
-    const symbols = await new SymbolsProcessor(jobSnapshots, cache, store as BlobCodeIndexRepository).run({ source: source(), name: 'Server.start', limit: 10 } as JobInput<'symbols'>, context());
+    const symbols = await new SymbolsProcessor(jobSnapshots, cache, store).run({ source: source(), name: 'Server.start', limit: 10 } as JobInput<'symbols'>, context());
     expect(symbols.source).toMatchObject({ git: server.url('repo.git'), ref: 'main', commit });
     expect(symbols.definitions).toEqual([expect.objectContaining({ path: 'src/server.ts', name: 'start', kind: 'method', line: 3, container: 'Server' })]);
 
-    const all = await new SymbolsProcessor(jobSnapshots, cache, store as BlobCodeIndexRepository).run({ source: source(), path: 'kernel/**', limit: 100 } as JobInput<'symbols'>, context());
+    const all = await new SymbolsProcessor(jobSnapshots, cache, store).run({ source: source(), path: 'kernel/**', limit: 100 } as JobInput<'symbols'>, context());
     expect(all.definitions.map((definition) => definition.name)).toEqual(expect.arrayContaining(['node', 'add']));
 
-    const map = await new MapProcessor(jobSnapshots, cache, store as BlobCodeIndexRepository).run({ source: source(), tokens: 300, encoding: 'o200k_base' } as JobInput<'map'>, context());
+    const map = await new MapProcessor(jobSnapshots, cache, store).run({ source: source(), tokens: 300, encoding: 'o200k_base' } as JobInput<'map'>, context());
     expect(map.source).toMatchObject({ commit });
     expect(map.tokens).toBeLessThanOrEqual(300);
     expect(map.text).toContain('src/server.ts');
 
-    const packed: JobResult<'pack'> = await new PackProcessor(config, jobSnapshots, store as BlobCodeIndexRepository).run({ source: source(), style: 'xml', compress: false, encoding: 'o200k_base' } as JobInput<'pack'>, context());
+    const packed: JobResult<'pack'> = await new PackProcessor(config, jobSnapshots, store).run({ source: source(), style: 'xml', compress: false, encoding: 'o200k_base' } as JobInput<'pack'>, context());
     expect(packed.source).toMatchObject({ commit });
     const document = readFileSync(path.join(config.artifactDir, packed.artifact.name), 'utf8');
     expect(document).toContain('<file path="src/server.ts"');
@@ -237,7 +237,7 @@ describe('the code-index kinds on a git URL', () => {
     write('src/fresh.ts', `// ${salt} fresh\nexport function freshlyAdded() {\n  return 1;\n}\n`);
     publish();
     const store = spying(rows);
-    const run = () => new SymbolsProcessor(jobSnapshots, new CodeIndexCache(), store as BlobCodeIndexRepository).run({ source: source(), name: 'freshlyAdded', limit: 10 } as JobInput<'symbols'>, context());
+    const run = () => new SymbolsProcessor(jobSnapshots, new CodeIndexCache(), store).run({ source: source(), name: 'freshlyAdded', limit: 10 } as JobInput<'symbols'>, context());
     expect((await run()).definitions).toEqual([expect.objectContaining({ path: 'src/fresh.ts', line: 2 })]);
     expect(store.written.map((row) => row.variant)).toEqual(['TypeScript']);
     await run();

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import type { JobInput, JobResult } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
-import { CodeIndexCache, findSymbols, mapTree, packArtifactName, packSnapshot, packToFileWith, pruneArtifacts, sharedBlobIndexer } from '@quarry/code-index';
+import { CodeIndexCache, type BlobIndexStore, findSymbols, mapTree, packArtifactName, packSnapshot, packToFileWith, pruneArtifacts, sharedBlobIndexer } from '@quarry/code-index';
 import { BlobCodeIndexRepository } from '@quarry/db';
 import type { Snapshot } from '@quarry/snapshot';
 import { HandlesJob, JobContext, JobHandler } from '../job-handler';
@@ -21,7 +21,7 @@ export class SymbolsProcessor implements JobHandler<'symbols'> {
   constructor(
     private readonly snapshots: JobSnapshots,
     private readonly codeIndex: CodeIndexCache,
-    private readonly store: BlobCodeIndexRepository,
+    @Inject(BlobCodeIndexRepository) private readonly store: BlobIndexStore,
   ) {}
 
   async run(input: JobInput<'symbols'>, context: JobContext): Promise<JobResult<'symbols'>> {
@@ -38,7 +38,7 @@ export class MapProcessor implements JobHandler<'map'> {
   constructor(
     private readonly snapshots: JobSnapshots,
     private readonly codeIndex: CodeIndexCache,
-    private readonly store: BlobCodeIndexRepository,
+    @Inject(BlobCodeIndexRepository) private readonly store: BlobIndexStore,
   ) {}
 
   async run(input: JobInput<'map'>, context: JobContext): Promise<JobResult<'map'>> {
@@ -63,7 +63,7 @@ export class PackProcessor implements JobHandler<'pack'> {
   constructor(
     @Inject(QUARRY_CONFIG) private readonly config: QuarryConfig,
     private readonly snapshots: JobSnapshots,
-    private readonly store: BlobCodeIndexRepository,
+    @Inject(BlobCodeIndexRepository) private readonly store: BlobIndexStore,
   ) {}
 
   async run(input: JobInput<'pack'>, context: JobContext): Promise<JobResult<'pack'>> {

@@ -4,7 +4,7 @@ import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
 import { expandMentions } from '@quarry/mentions';
 import { closeSharedSearchPool } from '@quarry/search';
 import { FileCache } from '@quarry/workspace';
-import { CodeIndexCache } from '@quarry/code-index';
+import { CodeIndexCache, type BlobIndexStore } from '@quarry/code-index';
 import { BlobCodeIndexRepository } from '@quarry/db';
 import { ChildJobs } from '../child-jobs';
 import { HandlesJob, JobContext, JobHandler } from '../job-handler';
@@ -24,7 +24,7 @@ export class MentionsProcessor implements JobHandler<'mentions'>, OnApplicationS
     private readonly children: ChildJobs,
     private readonly codeIndex: CodeIndexCache,
     private readonly snapshots: JobSnapshots,
-    private readonly store: BlobCodeIndexRepository,
+    @Inject(BlobCodeIndexRepository) private readonly store: BlobIndexStore,
   ) {}
 
   async run(input: JobInput<'mentions'>, context: JobContext): Promise<JobResult<'mentions'>> {
