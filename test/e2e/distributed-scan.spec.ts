@@ -158,6 +158,58 @@ describe('a scan sharded across workers', () => {
     expect(comparable(again)).toEqual(comparable(await localScan(server.url('shared.git'))));
   });
 
+  it('the code index: rows written by the two workers\' shards, totals equal to the in-process scan, and symbols/map/pack on the URL read them', async () => {
+    const work = makeRepository('indexed', 120, 'indexed');
+    writeFileSync(path.join(work, 'lib.ts'), 'export class Registry {\n  lookup(name: string): string {\n    return name;\n  }\n}\n');
+    git(work, 'add', '.');
+    git(work, 'commit', '-q', '-m', 'a class');
+    git(path.join(served, 'indexed.git'), 'fetch', '-q', work, '+main:main');
+    const commit = git(work, 'rev-parse', 'HEAD').trim();
+    const job = await waitForJob(await submitScan('indexed'));
+    expect(job.error).toBeNull();
+    const result = job.result as ScanResult;
+    expect(result.workerIds).toEqual(['w1', 'w2']);
+    const local = await localScan(server.url('indexed.git'));
+    expect(result.tokens).toEqual(local.tokens);
+    expect(result.symbols).toEqual(local.symbols);
+    expect(result.tokens!.total).toBeGreaterThan(1000);
+    expect(result.symbols!.definitions).toBe(2);
+    const indexRows = async (since: Date) => Number((await pg.query('SELECT count(*) FROM blob_code_index WHERE blob = ANY($1) AND created_at >= $2', [blobsOf(work), since])).rows[0].count);
+    expect(await indexRows(new Date(0))).toBe(blobsOf(work).length);
+
+    // The kinds on the URL: every row known, none written; each result names the commit.
+    const before = new Date();
+    const source = { git: server.url('indexed.git'), ref: 'main' };
+    const run = async (kind: string, input: Record<string, unknown>) => {
+      const submitted = await api<JobView>('POST', '/v1/jobs', { kind, input: { source, ...input } });
+      expect(submitted.status).toBe(202);
+      const done = await waitForJob(submitted.body.id);
+      expect(done.error).toBeNull();
+      return done as JobView & { result: any };
+    };
+    const symbols = await run('symbols', { name: 'Registry.lookup' });
+    expect(symbols.result).toMatchObject({ source: { commit }, definitions: [{ path: 'lib.ts', name: 'lookup', line: 2, container: 'Registry' }] });
+    const map = await run('map', { tokens: 256 });
+    expect(map.result.source.commit).toBe(commit);
+    expect(map.result.repository.total).toBe(result.tokens!.total);
+    const pack = await run('pack', { style: 'xml', include: ['dir1/**', 'lib.ts'] });
+    expect(pack.result.source.commit).toBe(commit);
+    const artifact = await fetch(`${url}/v1/jobs/${pack.id}/artifact`);
+    expect(artifact.status).toBe(200);
+    const document = await artifact.text();
+    expect(document.match(/<file path=/g)?.length).toBe(pack.result.files);
+    expect(document).toContain('<file path="lib.ts"');
+    expect(await indexRows(before)).toBe(0);
+
+    // The CLI by URL and ref, in its own process: the same definitions, the same commit.
+    const cli = await quarry(['symbols', server.url('indexed.git'), '--ref', 'main', '--local', '--json', '--name', 'Registry']);
+    expect(cli.code).toBe(0);
+    expect(JSON.parse(cli.stdout)).toEqual([expect.objectContaining({ path: 'lib.ts', name: 'Registry', kind: 'class', line: 1 })]);
+    const mapped = await quarry(['map', server.url('indexed.git'), '--ref', 'main', '--tokens', '128', '--local']);
+    expect(mapped.code).toBe(0);
+    expect(mapped.stdout).toContain('lib.ts');
+  });
+
   it('cancelling the scan cancels its waiting and running shards', async () => {
     makeRepository('cancel', 3000, 'cancel');
     const id = await submitScan('cancel');
