@@ -243,4 +243,24 @@ describe('the code-index kinds on a git URL', () => {
     await run();
     expect(store.written).toHaveLength(1);
   });
+
+  it('pack a file no scan indexed without indexing it: counted and searched as it is written', async () => {
+    const secret = `ghp_${salt}abcdefghijklmnopqrstuvwxyz`.slice(0, 40);
+    const text = `// ${salt} packed cold\nexport const token = "${secret}";\nexport function cold() {\n  return 2;\n}\n`;
+    write('src/cold.ts', text);
+    publish();
+    const store = spying(rows);
+    const packed = await new PackProcessor(config, jobSnapshots, store).run({ source: source(), style: 'xml', include: ['src/**'], compress: false, encoding: 'o200k_base' } as JobInput<'pack'>, context());
+    const file = path.join(config.artifactDir, packed.artifact.name);
+    const document = readFileSync(file, 'utf8');
+    rmSync(file, { force: true });
+    expect(store.written).toEqual([]);
+    expect(document).not.toContain(secret);
+    expect(packed.redactions).toBe(1);
+    const redacted = /<file path="src\/cold.ts" language="TypeScript" tokens="(\d+)">/.exec(document);
+    expect(redacted).not.toBeNull();
+    const stored = packed.totals.byDirectory.find((row) => row.path === 'src')!;
+    expect(stored.files).toBe(4); // server.ts, view.tsx, fresh.ts from stored rows; cold.ts counted here
+    expect(packed.tokens).toBe(packed.totals.total);
+  });
 });

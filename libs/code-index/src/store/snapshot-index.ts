@@ -9,7 +9,7 @@ import { compilePathFilter, validatePatterns } from '../pack/path-filter';
 import type { PackSink } from '../pack/sinks';
 import { writePack, type PackFile } from '../pack/write-pack';
 import { DEFAULT_TOKEN_ENCODING, type TokenEncoding } from '../tokens/token-counter';
-import { blobIndexKey, briefOf, distinctKeys, indexVariant, type BlobIndexBrief, type BlobIndexStore } from './blob-index-store';
+import { blobIndexKey, distinctKeys, indexVariant, type BlobIndexBrief, type BlobIndexStore } from './blob-index-store';
 import { indexMissingBlobs, type BlobFile } from './index-blobs';
 
 /**
@@ -107,51 +107,39 @@ export interface SnapshotPackOptions extends SnapshotIndexOptions {
 }
 
 /**
- * `pack` of a snapshot: the files the globs select are indexed if the store lacks them (the scan
- * usually stored them already), then written from the stored briefs (tokens, binary, size) and,
- * for the rare blob with credentials, its stored findings. Memory holds the file list and briefs
- * (tens of bytes a file) and pack's read-ahead window, never the document or all indexes.
+ * `pack` of a snapshot, from the stored briefs of its blobs (tokens, size, binary; written by the
+ * scan's shards) and, for the rare blob with credentials, its stored findings: a pack after a scan
+ * neither counts nor searches anything again. A file no scan indexed is probed for binary content
+ * and counted and searched as it is written — the pack needs no parse, so it does not pay for one
+ * (nor store a row: a row is the whole index). Memory holds the file list and briefs (tens of
+ * bytes a file) and pack's read-ahead window, never the document or all indexes.
  */
 export async function packSnapshot(snapshot: IndexableSnapshot, input: PackInput, sink: PackSink, options: SnapshotPackOptions): Promise<PackTreeResult> {
   validateCodeIndexInput('pack', input as Record<string, unknown>);
   const { store, indexer, signal, onProgress } = options;
   const encoding = (input.encoding ?? DEFAULT_TOKEN_ENCODING) as TokenEncoding;
-  if (indexer.encoding !== encoding) throw new Error(`packSnapshot: the indexer counts ${indexer.encoding}, the pack asks for ${encoding}`);
   const listing = await listSnapshotFiles(snapshot, signal);
   const selected = compilePathFilter({ include: validatePatterns(input.include, 'include'), ignore: validatePatterns(input.ignore, 'ignore') });
   const wanted = listing.files.filter((file) => selected(file.path));
   const briefs = await store.briefs(distinctKeys(wanted), encoding);
-  const secretsOf = new Map<string, BlobIndex['secrets']>();
-  const missing = wanted.filter((file) => !briefs.has(blobIndexKey(file.blob, indexVariant(file.path))));
-  if (missing.length > 0) {
-    await indexMissingBlobs(missing, {
-      store,
-      indexer,
-      read: (path) => snapshot.readFile(path),
-      signal,
-      onProgress: (done) => onProgress?.({ stage: 'indexing', done, total: missing.length, message: 'files not indexed before' }),
-      onIndexed: (file, index) => {
-        const key = blobIndexKey(file.blob, indexVariant(file.path));
-        briefs.set(key, briefOf(index));
-        if (index.secrets.length > 0) secretsOf.set(key, index.secrets);
-      },
-    });
-  }
+  const keyOf = (file: BlobFile) => blobIndexKey(file.blob, indexVariant(file.path));
   // Findings are in the full rows: loaded only for the blobs that have any.
-  const withSecrets = wanted.filter((file) => {
-    const key = blobIndexKey(file.blob, indexVariant(file.path));
-    return (briefs.get(key)?.secrets ?? 0) > 0 && !secretsOf.has(key);
-  });
+  const withSecrets = wanted.filter((file) => (briefs.get(keyOf(file))?.secrets ?? 0) > 0);
+  const secretsOf = new Map<string, BlobIndex['secrets']>();
   if (withSecrets.length > 0) {
     for (const [key, index] of await store.load(distinctKeys(withSecrets), encoding)) secretsOf.set(key, index.secrets);
   }
+  const unindexed = wanted.filter((file) => !briefs.has(keyOf(file)));
+  const binary = await probeBinary(snapshot, unindexed, signal);
+  onProgress?.({ stage: 'packing', done: 0, total: wanted.length, message: `${wanted.length - unindexed.length} files from stored indexes` });
 
   const files: PackFile[] = listing.files.map((file) => {
-    const key = blobIndexKey(file.blob, indexVariant(file.path));
+    const key = keyOf(file);
     const brief: BlobIndexBrief | undefined = briefs.get(key);
     const read = async () => decodeText((await snapshot.readFile(file.path)) ?? Buffer.alloc(0));
-    if (brief === undefined) return { path: file.path, language: languageOf(file.path), read }; // filtered out: never read
-    return { path: file.path, language: languageOf(file.path), bytes: brief.bytes, binary: brief.binary, tokens: brief.tokens, encoding, secrets: secretsOf.get(key) ?? [], read };
+    const language = languageOf(file.path);
+    if (brief === undefined) return { path: file.path, language, binary: binary.has(file.path), read }; // counted and searched as written
+    return { path: file.path, language, bytes: brief.bytes, binary: brief.binary, tokens: brief.tokens, encoding, secrets: secretsOf.get(key) ?? [], read };
   });
   const symbols = input.compress ? indexer.symbols : undefined;
   const totals = new TokenTotalsBuilder(encoding);
@@ -190,4 +178,23 @@ export async function packSnapshot(snapshot: IndexableSnapshot, input: PackInput
     skipped: { ...result.skipped, secretFiles: listing.secretFiles },
     totals: totals.result(),
   };
+}
+
+const BINARY_PROBE_BYTES = 8000;
+const PROBE_CONCURRENCY = 16;
+
+/** The paths among `files` whose content is binary (git's rule: a NUL in the first 8,000 bytes). */
+async function probeBinary(snapshot: IndexableSnapshot, files: readonly BlobFile[], signal?: AbortSignal): Promise<Set<string>> {
+  const binary = new Set<string>();
+  let next = 0;
+  const lane = async () => {
+    while (next < files.length) {
+      const file = files[next++];
+      if (next % 1024 === 0) signal?.throwIfAborted();
+      const content = await snapshot.readFile(file.path);
+      if (content === undefined || content.subarray(0, BINARY_PROBE_BYTES).includes(0)) binary.add(file.path);
+    }
+  };
+  await Promise.all(Array.from({ length: PROBE_CONCURRENCY }, lane));
+  return binary;
 }
