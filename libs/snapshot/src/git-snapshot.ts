@@ -59,6 +59,15 @@ export class GitSnapshot implements Snapshot {
     return content;
   }
 
+  async prefetch(relatives: readonly string[], signal?: AbortSignal): Promise<void> {
+    const oids: string[] = [];
+    for (const relative of relatives) {
+      const file = this.tree.files.get(normalize(relative));
+      if (file) oids.push(file.oid);
+    }
+    await this.repository.ensureBlobs(oids, signal);
+  }
+
   async readRange(relative: string, start: number, end: number): Promise<Buffer | undefined> {
     return (await this.readFile(relative))?.subarray(start, end);
   }

@@ -15,6 +15,8 @@ export interface IndexBlobsOptions {
   indexer: BlobIndexer;
   /** Reads a file's bytes (a snapshot's `readFile`); undefined: gone, nothing to index. */
   read: (path: string) => Promise<Buffer | undefined>;
+  /** Makes the files about to be read local in one batch (a git snapshot's missing blobs). */
+  prefetch?: (paths: readonly string[]) => Promise<void> | undefined;
   signal?: AbortSignal;
   /** Files looked at so far (indexed or already stored). */
   onProgress?: (done: number) => void;
@@ -37,6 +39,8 @@ export async function indexMissingBlobs(files: readonly BlobFile[], options: Ind
   const { store, indexer, signal } = options;
   const encoding = indexer.encoding;
   const known = await store.briefs(distinctKeys(files), encoding);
+  const toIndex = files.filter((file) => !known.has(blobIndexKey(file.blob, indexVariant(file.path))));
+  if (toIndex.length > 0) await options.prefetch?.(toIndex.map((file) => file.path));
   let added = 0;
   let pending: StoredBlobIndex[] = [];
   let pendingBytes = 0;

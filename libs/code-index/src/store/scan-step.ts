@@ -4,7 +4,7 @@ import type { BlobIndexer } from '../index/blob-index';
 import { blobIndexKey, distinctKeys, indexVariant, type BlobIndexBrief, type BlobIndexStore } from './blob-index-store';
 import { indexMissingBlobs, sharedBlobIndexer, type BlobFile } from './index-blobs';
 
-type Readable = { readFile(path: string): Promise<Buffer | undefined> };
+type Readable = { readFile(path: string): Promise<Buffer | undefined>; prefetch?(paths: readonly string[], signal?: AbortSignal): Promise<void> };
 
 /**
  * The code index as part of a scan (`@quarry/blob-scan`'s BlobDerivation): each shard indexes
@@ -27,12 +27,12 @@ export class CodeIndexScanStep {
   }
 
   async derive(snapshot: Readable, files: readonly BlobFile[], signal?: AbortSignal): Promise<void> {
-    await indexMissingBlobs(files, { store: this.store, indexer: await this.indexer(), read: (path) => snapshot.readFile(path), signal });
+    await indexMissingBlobs(files, { store: this.store, indexer: await this.indexer(), read: (path) => snapshot.readFile(path), signal, prefetch: (paths) => snapshot.prefetch?.(paths, signal) });
   }
 
   async summarize(snapshot: Readable, files: readonly BlobFile[], signal?: AbortSignal): Promise<Pick<ScanResult, 'tokens' | 'symbols'>> {
     const indexer = await this.indexer();
-    await indexMissingBlobs(files, { store: this.store, indexer, read: (path) => snapshot.readFile(path), signal });
+    await indexMissingBlobs(files, { store: this.store, indexer, read: (path) => snapshot.readFile(path), signal, prefetch: (paths) => snapshot.prefetch?.(paths, signal) });
     return summarizeBriefs(files, await this.store.briefs(distinctKeys(files), indexer.encoding), indexer.encoding);
   }
 }

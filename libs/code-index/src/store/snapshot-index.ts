@@ -22,6 +22,8 @@ export interface IndexableSnapshot {
   walk(options?: { signal?: AbortSignal }): Promise<{ files: string[] }>;
   entry(path: string): Promise<{ blob: string } | undefined>;
   readFile(path: string): Promise<Buffer | undefined>;
+  /** Makes these files local in one batch before they are read one by one (a git snapshot's missing blobs). */
+  prefetch?(paths: readonly string[], signal?: AbortSignal): Promise<void>;
 }
 
 export interface SnapshotFiles {
@@ -75,6 +77,7 @@ export async function indexSnapshotTree(snapshot: IndexableSnapshot, listing: Sn
   const indexes: Map<string, BlobIndex> = await store.load(distinctKeys(listing.files), indexer.encoding);
   const missing = listing.files.filter((file) => !indexes.has(blobIndexKey(file.blob, indexVariant(file.path))));
   if (missing.length > 0) {
+    await snapshot.prefetch?.(missing.map((file) => file.path), signal);
     await indexMissingBlobs(missing, {
       store,
       indexer,
@@ -129,6 +132,8 @@ export async function packSnapshot(snapshot: IndexableSnapshot, input: PackInput
   if (withSecrets.length > 0) {
     for (const [key, index] of await store.load(distinctKeys(withSecrets), encoding)) secretsOf.set(key, index.secrets);
   }
+  // Every file to write is read: the ones this worker's cache lacks are fetched in one batch first.
+  await snapshot.prefetch?.(wanted.map((file) => file.path), signal);
   const unindexed = wanted.filter((file) => !briefs.has(keyOf(file)));
   const binary = await probeBinary(snapshot, unindexed, signal);
   onProgress?.({ stage: 'packing', done: 0, total: wanted.length, message: `${wanted.length - unindexed.length} files from stored indexes` });
