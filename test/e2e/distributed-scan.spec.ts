@@ -159,7 +159,7 @@ describe('a scan sharded across workers', () => {
   });
 
   it('the code index: rows written by the two workers\' shards, totals equal to the in-process scan, and symbols/map/pack on the URL read them', async () => {
-    const work = makeRepository('indexed', 120, 'indexed');
+    const work = makeRepository('indexed', 300, 'indexed'); // over INLINE_BELOW_FILES: shards go to both workers
     writeFileSync(path.join(work, 'lib.ts'), 'export class Registry {\n  lookup(name: string): string {\n    return name;\n  }\n}\n');
     git(work, 'add', '.');
     git(work, 'commit', '-q', '-m', 'a class');
