@@ -124,7 +124,7 @@ export async function runCodeIndexWorkersBench(options: { whole?: boolean } = {}
     const startWorkers = (count: number, label: string) =>
       Promise.all(
         Array.from({ length: count }, (_, index) =>
-          group.startWorker(`${label}-w${index + 1}`, { ...env, QUARRY_DATA_DIR: path.join(work, `${label}-w${index + 1}`), QUARRY_WORKER_ID: `${label}-w${index + 1}`, QUARRY_WORKER_CONCURRENCY: '2' }, { waitForReady: true, timeoutMs: 60_000 }),
+          group.startWorker(`${label}-w${index + 1}`, { ...env, QUARRY_LOG_LEVEL: 'info', QUARRY_DATA_DIR: path.join(work, `${label}-w${index + 1}`), QUARRY_WORKER_ID: `${label}-w${index + 1}`, QUARRY_WORKER_CONCURRENCY: '2' }, { waitForReady: true, timeoutMs: 60_000 }),
         ),
       );
 

@@ -17,6 +17,9 @@ import { GitHttpServer } from '../../libs/snapshot/src/testing/git-http-server';
 import type { JobContext } from '../../apps/worker/src/job-handler';
 import { JobSnapshots } from '../../apps/worker/src/job-snapshots';
 import { MapProcessor, PackProcessor, SymbolsProcessor } from '../../apps/worker/src/processors/code-index.processors';
+import { MentionsProcessor } from '../../apps/worker/src/processors/mentions.processor';
+import type { ChildJobs } from '../../apps/worker/src/child-jobs';
+import { FileCache } from '../../libs/workspace/src';
 import { CodeIndexCache } from '../../libs/code-index/src';
 import { TEST_DATABASE_URL, testConfig } from '../support/test-env';
 
@@ -229,6 +232,11 @@ describe('the code-index kinds on a git URL', () => {
     expect(packed.redactions).toBe(1);
     expect(packed.skipped).toMatchObject({ binary: 1 });
     rmSync(path.join(config.artifactDir, packed.artifact.name), { force: true });
+
+    // @symbol: in a mentions job on the URL: the definition's code, from the same rows.
+    const mentions = await new MentionsProcessor(config, new FileCache(), {} as ChildJobs, cache, jobSnapshots, store).run({ prompt: 'Why does @symbol:Server.start block?', source: source() } as JobInput<'mentions'>, context());
+    expect(mentions.mentions).toEqual([expect.objectContaining({ kind: 'symbol', status: 'loaded', definitions: 1 })]);
+    expect(mentions.augmentedPrompt).toContain('listen(port);');
 
     expect(store.written).toEqual([]);
   });

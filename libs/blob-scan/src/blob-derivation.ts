@@ -16,8 +16,8 @@ export interface BlobPath {
 export interface BlobDerivation {
   /** Of these blobs (with a path each: the path may matter to the derived row), the ids that lack a row. */
   missing(files: readonly BlobPath[]): Promise<Set<string>>;
-  /** Derives and stores the rows of a shard's blobs that lack one, reading them from the snapshot. */
-  derive(snapshot: Snapshot, files: readonly BlobPath[], signal?: AbortSignal): Promise<void>;
+  /** Derives and stores the rows of a shard's blobs that lack one, reading them from the snapshot; reports files done. */
+  derive(snapshot: Snapshot, files: readonly BlobPath[], signal?: AbortSignal, onProgress?: (done: number) => void): Promise<void>;
   /**
    * The scan result's fields from the rows of every file of the commit (a row still missing — the
    * same content under a second language, say — is derived here first).

@@ -34,7 +34,9 @@ const RECORD_BATCH = 1_000;
  * without (a directory) are read once for both their blob id and their measure.
  */
 export async function runShard(snapshot: Snapshot, files: readonly ShardFile[], store: BlobFactStore, options: RunShardOptions): Promise<ShardOutcome> {
-  const { signal, onProgress } = options;
+  const { signal } = options;
+  // With a derivation, reading the facts is the quick part: the bar follows the derivation instead.
+  const onProgress = options.derive ? undefined : options.onProgress;
   const outcome: ShardOutcome = { worker: options.worker, processed: 0, blobs: [] };
   let pending: BlobFact[] = [];
   let done = 0;
@@ -78,6 +80,7 @@ export async function runShard(snapshot: Snapshot, files: readonly ShardFile[], 
   }
   flush();
   await writes;
-  await options.derive?.derive(snapshot, [...files.flatMap((file) => (file.blob === undefined ? [] : [{ path: file.path, blob: file.blob }])), ...outcome.blobs.map(([path, blob]) => ({ path, blob }))], signal);
+  await options.derive?.derive(snapshot, [...files.flatMap((file) => (file.blob === undefined ? [] : [{ path: file.path, blob: file.blob }])), ...outcome.blobs.map(([path, blob]) => ({ path, blob }))], signal, options.onProgress);
+  if (options.derive) options.onProgress?.(files.length);
   return outcome;
 }

@@ -26,8 +26,8 @@ export class CodeIndexScanStep {
     return missing;
   }
 
-  async derive(snapshot: Readable, files: readonly BlobFile[], signal?: AbortSignal): Promise<void> {
-    await indexMissingBlobs(files, { store: this.store, indexer: await this.indexer(), read: (path) => snapshot.readFile(path), signal, prefetch: (paths) => snapshot.prefetch?.(paths, signal) });
+  async derive(snapshot: Readable, files: readonly BlobFile[], signal?: AbortSignal, onProgress?: (done: number) => void): Promise<void> {
+    await indexMissingBlobs(files, { store: this.store, indexer: await this.indexer(), read: (path) => snapshot.readFile(path), signal, onProgress, prefetch: (paths) => snapshot.prefetch?.(paths, signal) });
   }
 
   async summarize(snapshot: Readable, files: readonly BlobFile[], signal?: AbortSignal): Promise<Pick<ScanResult, 'tokens' | 'symbols'>> {
