@@ -77,6 +77,42 @@ describe('batched job writes (group commit)', () => {
     expect((await jobs.history(job.id)).map((event) => event.type)).toEqual(['queued', 'started', 'completed']);
   });
 
+  it('pins sources in the group commit: before the work (git) or with the result (a directory), the first pin staying', async () => {
+    const git = (commit: string) => ({ git: 'https://example.test/r.git', ref: 'main', commit });
+    const directory = { path: '/batch/dir', commit: 'c'.repeat(40), dirty: false };
+    const created = await create(40);
+    await Promise.all(created.map((job) => jobs.claim(job.id, 1)));
+    let statements = 0;
+    const query = database.pool.query.bind(database.pool);
+    const spy = jest.spyOn(database.pool, 'query').mockImplementation(((...args: Parameters<typeof query>) => {
+      statements++;
+      return query(...args);
+    }) as never);
+    try {
+      // Half pin a commit while the other half complete with the directory they read: one batch.
+      await Promise.all(created.map((job, i) => (i % 2 === 0 ? jobs.pinSource(job.id, git('a'.repeat(40))) : jobs.complete(job.id, { i }, directory as never))));
+      // A later pin (a retry that resolved the ref again) keeps the first.
+      await Promise.all(created.filter((_, i) => i % 2 === 0).map((job) => jobs.pinSource(job.id, git('b'.repeat(40)))));
+    } finally {
+      spy.mockRestore();
+    }
+    expect(statements).toBeLessThanOrEqual(4);
+    const rows = await Promise.all(created.map((job) => jobs.find(job.id)));
+    rows.forEach((row, i) => {
+      if (i % 2 === 0) {
+        expect(row?.status).toBe('running');
+        expect(row?.source).toEqual(git('a'.repeat(40)));
+      } else {
+        expect(row?.status).toBe('succeeded');
+        expect(row?.source).toEqual(directory);
+      }
+    });
+    // The claim of a retry, alone on an idle worker, hands the pinned commit back.
+    expect((await jobs.claim(created[0].id, 2))?.resolvedSource).toEqual(git('a'.repeat(40)));
+    const [pair1, pair2] = await Promise.all([jobs.claim(created[2].id, 2), jobs.claim(created[4].id, 2)]);
+    expect([pair1?.resolvedSource, pair2?.resolvedSource]).toEqual([git('a'.repeat(40)), git('a'.repeat(40))]);
+  });
+
   it('fails only the operation Postgres refuses, not its neighbours in the batch', async () => {
     const created = await create(5);
     await Promise.all(created.map((job) => jobs.claim(job.id, 1)));

@@ -58,7 +58,7 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
 
   // The blob of every file when the snapshot lists them (a git tree); a directory's are learnt by reading.
   const blobs = new Map<string, string | undefined>();
-  const listsBlobs = 'git' in safeSource(snapshot);
+  const listsBlobs = snapshot.kind === 'git';
   for (const path of listing.files) blobs.set(path, listsBlobs ? (await snapshot.entry(path))?.blob : undefined);
   const listedBlobs = [...new Set([...blobs.values()].filter((blob): blob is string => blob !== undefined))];
   const known = await store.lookup(listedBlobs);
@@ -135,12 +135,4 @@ function pathsOf(blobs: ReadonlyMap<string, string | undefined>, keep: (blob: st
   const pairs: { path: string; blob: string }[] = [];
   for (const [path, blob] of blobs) if (blob !== undefined && keep(blob)) pairs.push({ path, blob });
   return pairs;
-}
-
-function safeSource(snapshot: Snapshot): object {
-  try {
-    return snapshot.source;
-  } catch {
-    return {}; // a directory not identified yet
-  }
 }

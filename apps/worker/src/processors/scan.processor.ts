@@ -41,9 +41,10 @@ export class ScanProcessor implements JobHandler<'scan'> {
         () =>
           shardedScan(snapshot, {
             store: this.facts,
-            executor: isGit(snapshot)
-              ? this.shards.executorFor(context.jobId, snapshot.source, derive !== undefined)
-              : new InProcessShardExecutor(snapshot, this.facts, LOCAL_SHARD_CONCURRENCY, this.shards.id, derive),
+            executor:
+              snapshot.kind === 'git'
+                ? this.shards.executorFor(context.jobId, snapshot.source, derive !== undefined)
+                : new InProcessShardExecutor(snapshot, this.facts, LOCAL_SHARD_CONCURRENCY, this.shards.id, derive),
             // A few files left to read (a small commit's re-scan) are read here, not handed over.
             inline: new InProcessShardExecutor(snapshot, this.facts, 1, this.shards.id, derive),
             derive,
@@ -57,10 +58,3 @@ export class ScanProcessor implements JobHandler<'scan'> {
   }
 }
 
-function isGit(snapshot: { source: unknown }): boolean {
-  try {
-    return typeof snapshot.source === 'object' && snapshot.source !== null && 'git' in snapshot.source;
-  } catch {
-    return false; // a directory, identified beside the work
-  }
-}
