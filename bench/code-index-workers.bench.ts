@@ -13,7 +13,7 @@
  *   - peak RSS per worker (VmHWM); with --k-whole also a pack job of the whole Linux tree (no rows
  *     stored: counted as written) and the worker's peak RSS. Target < 500 MB.
  *
- *   node dist/bench/code-index-workers.bench.js [--k-whole]
+ *   node dist/bench/code-index-workers.bench.js [--k-whole] [--k-whole-only: that pack alone, on one fresh worker]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -60,7 +60,7 @@ export interface CodeIndexWorkersReport {
   load: string;
 }
 
-export async function runCodeIndexWorkersBench(options: { whole?: boolean } = {}): Promise<CodeIndexWorkersReport> {
+export async function runCodeIndexWorkersBench(options: { whole?: boolean; wholeOnly?: boolean } = {}): Promise<CodeIndexWorkersReport> {
   assertBuilt();
   const tree = ensureLinuxTree();
   const work = mkdtempSync(path.join(os.tmpdir(), 'quarry-code-index-bench-'));
@@ -105,9 +105,15 @@ export async function runCodeIndexWorkersBench(options: { whole?: boolean } = {}
   };
   try {
     const gateway = await group.startGateway({ ...env, QUARRY_DATA_DIR: path.join(work, 'gateway') }, { timeoutMs: 60_000 });
-    const api = async (method: string, route: string, body?: unknown) => {
-      const response = await fetch(gateway.url + route, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
-      return response.json() as Promise<any>;
+    const api = async (method: string, route: string, body?: unknown, retried = false): Promise<any> => {
+      try {
+        const response = await fetch(gateway.url + route, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+        return await response.json();
+      } catch (error) {
+        // A pooled connection the gateway closed while idle (a long peer run in between) fails once: ask again.
+        if (retried) throw new Error(`${method} ${route}: ${(error as Error).message} (${String((error as { cause?: unknown }).cause)})`);
+        return api(method, route, body, true);
+      }
     };
     const job = async (kind: string, input: unknown) => {
       const started = performance.now();
@@ -129,8 +135,8 @@ export async function runCodeIndexWorkersBench(options: { whole?: boolean } = {}
       );
 
     let reference: string | undefined;
-    let survivors: ChildHandle[] = [];
-    for (const count of [1, 2]) {
+    let survivors: ChildHandle[] = options.wholeOnly ? await startWorkers(1, 'whole') : [];
+    for (const count of options.wholeOnly ? [] : [1, 2]) {
       const workers = await startWorkers(count, `n${count}`);
       await empty();
       const factsOnly = await job('scan', { source, codeIndex: false });
@@ -157,6 +163,7 @@ export async function runCodeIndexWorkersBench(options: { whole?: boolean } = {}
       else await Promise.all(workers.map((worker) => worker.stop(10_000)));
     }
 
+    if (!options.wholeOnly) {
     // The pack job on the 2 workers, the rows stored by their scan; then the document downloaded.
     const pack = await job('pack', { source, style: 'xml' });
     const out = path.join(work, 'pack.xml');
@@ -180,8 +187,9 @@ export async function runCodeIndexWorkersBench(options: { whole?: boolean } = {}
     };
     rmSync(repomixOut, { force: true });
     console.log(`    peer: repomix fs/ ${(report.repomix.ms / 1000).toFixed(2)} s, peak RSS ${report.repomix.maxRssMB} MB (ratio ${(pack.ms / report.repomix.ms).toFixed(2)}×, with the download ${((pack.ms + report.pack.downloadMs) / report.repomix.ms).toFixed(2)}×)`);
+    }
 
-    if (options.whole) {
+    if (options.whole || options.wholeOnly) {
       // The whole kernel, packed as a job: no rows stored for it, so counted and searched as written.
       const wholeOut = path.join(work, 'whole.xml');
       try {
@@ -212,7 +220,7 @@ function peakRssMB(worker: ChildHandle): number {
 }
 
 if (require.main === module) {
-  runCodeIndexWorkersBench({ whole: process.argv.includes('--k-whole') }).then(
+  runCodeIndexWorkersBench({ whole: process.argv.includes('--k-whole'), wholeOnly: process.argv.includes('--k-whole-only') }).then(
     (report) => console.log(JSON.stringify(report, null, 2)),
     (error) => {
       console.error(error);
