@@ -164,41 +164,39 @@ export async function runCodeIndexWorkersBench(options: { whole?: boolean; whole
     }
 
     if (!options.wholeOnly) {
-    // The pack job on the 2 workers, the rows stored by their scan; then the document downloaded.
-    const pack = await job('pack', { source, style: 'xml' });
-    const out = path.join(work, 'pack.xml');
-    const downloadStarted = performance.now();
-    const response = await fetch(`${gateway.url}/v1/jobs/${pack.id}/artifact`);
-    await finished(Readable.fromWeb(response.body as never).pipe(createWriteStream(out)));
-    report.pack = { ms: pack.ms, downloadMs: performance.now() - downloadStarted, files: pack.result.files, tokens: pack.result.tokens, bytes: statSync(out).size, peakRssMB: survivors.map(peakRssMB) };
-    rmSync(out, { force: true });
-    console.log(`  pack job, XML, rows stored: ${(pack.ms / 1000).toFixed(2)} s to succeeded, download ${(report.pack.downloadMs / 1000).toFixed(2)} s, ${pack.result.files} files, ${(report.pack.bytes / 1e6).toFixed(1)} MB`);
+      // The pack job on the 2 workers, the rows stored by their scan; then the document downloaded.
+      const pack = await job('pack', { source, style: 'xml' });
+      const out = path.join(work, 'pack.xml');
+      const downloadStarted = performance.now();
+      const response = await fetch(`${gateway.url}/v1/jobs/${pack.id}/artifact`);
+      await finished(Readable.fromWeb(response.body as never).pipe(createWriteStream(out)));
+      report.pack = { ms: pack.ms, downloadMs: performance.now() - downloadStarted, files: pack.result.files, tokens: pack.result.tokens, bytes: statSync(out).size, peakRssMB: survivors.map(peakRssMB) };
+      rmSync(out, { force: true });
+      console.log(`  pack job, XML, rows stored: ${(pack.ms / 1000).toFixed(2)} s to succeeded, download ${(report.pack.downloadMs / 1000).toFixed(2)} s, ${pack.result.files} files, ${(report.pack.bytes / 1e6).toFixed(1)} MB`);
 
-    // Peer, same run: Repomix on the checkout's fs/ (its defaults: worker threads, security check).
-    const repomixOut = path.join(work, 'repomix.xml');
-    const repomix = spawnSync('/usr/bin/time', ['-f', '\n@@time %e %M', process.execPath, REPOMIX, path.join(tree, 'fs'), '--style', 'xml', '-o', repomixOut], { encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, NO_COLOR: '1' } });
-    const time = /@@time ([\d.]+) (\d+)/.exec(repomix.stderr ?? '');
-    const files = /Total Files:\s*([\d,]+)/.exec((repomix.stdout ?? '').replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ''));
-    report.repomix = {
-      ms: time ? Number(time[1]) * 1000 : NaN,
-      maxRssMB: time ? Math.round(Number(time[2]) / 1024) : undefined,
-      ...(files ? { files: Number(files[1].replaceAll(',', '')) } : {}),
-      ...(repomix.status === 0 ? {} : { error: (repomix.stderr ?? '').slice(-300) }),
-    };
-    rmSync(repomixOut, { force: true });
-    console.log(`    peer: repomix fs/ ${(report.repomix.ms / 1000).toFixed(2)} s, peak RSS ${report.repomix.maxRssMB} MB (ratio ${(pack.ms / report.repomix.ms).toFixed(2)}×, with the download ${((pack.ms + report.pack.downloadMs) / report.repomix.ms).toFixed(2)}×)`);
+      // Peer, same run: Repomix on the checkout's fs/ (its defaults: worker threads, security check).
+      const repomixOut = path.join(work, 'repomix.xml');
+      const repomix = spawnSync('/usr/bin/time', ['-f', '\n@@time %e %M', process.execPath, REPOMIX, path.join(tree, 'fs'), '--style', 'xml', '-o', repomixOut], { encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, NO_COLOR: '1' } });
+      const time = /@@time ([\d.]+) (\d+)/.exec(repomix.stderr ?? '');
+      const files = /Total Files:\s*([\d,]+)/.exec((repomix.stdout ?? '').replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ''));
+      report.repomix = {
+        ms: time ? Number(time[1]) * 1000 : NaN,
+        maxRssMB: time ? Math.round(Number(time[2]) / 1024) : undefined,
+        ...(files ? { files: Number(files[1].replaceAll(',', '')) } : {}),
+        ...(repomix.status === 0 ? {} : { error: (repomix.stderr ?? '').slice(-300) }),
+      };
+      rmSync(repomixOut, { force: true });
+      console.log(`    peer: repomix fs/ ${(report.repomix.ms / 1000).toFixed(2)} s, peak RSS ${report.repomix.maxRssMB} MB (ratio ${(pack.ms / report.repomix.ms).toFixed(2)}×, with the download ${((pack.ms + report.pack.downloadMs) / report.repomix.ms).toFixed(2)}×)`);
     }
 
     if (options.whole || options.wholeOnly) {
       // The whole kernel, packed as a job: no rows stored for it, so counted and searched as written.
-      const wholeOut = path.join(work, 'whole.xml');
       try {
         const whole = await job('pack', { source: { git: server.url('linux.git') }, style: 'xml' });
         report.whole = { ms: whole.ms, files: whole.result.files, bytes: whole.result.bytes, peakRssMB: survivors.map(peakRssMB) };
       } catch (error) {
         report.whole = { ms: 0, files: 0, bytes: 0, peakRssMB: survivors.map(peakRssMB), error: (error as Error).message.slice(0, 300) };
       }
-      rmSync(wholeOut, { force: true });
       console.log(`  pack job of the whole Linux tree: ${(report.whole.ms / 1000).toFixed(0)} s, ${report.whole.files} files, ${(report.whole.bytes / 1e9).toFixed(2)} GB, worker peak RSS ${report.whole.peakRssMB.join(' / ')} MB${report.whole.error ? `, FAILED ${report.whole.error}` : ''}`);
     }
   } finally {
