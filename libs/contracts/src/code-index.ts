@@ -103,6 +103,7 @@ export const packResultSchema = z.object({
   redactions: z.number().int(),
   compressed: z.number().int(),
   omitted: z.number().int(),
+  /** `filtered`: files the globs left out; `binary`: selected files that are binary; `secretFiles`: credential files left out whole. */
   skipped: z.object({ binary: z.number().int(), filtered: z.number().int(), secretFiles: z.number().int() }),
   /** The packed files' tokens per language and directory. */
   totals: tokenTotalsSchema,
