@@ -24,6 +24,11 @@ export interface IndexableSnapshot {
   readFile(path: string): Promise<Buffer | undefined>;
   /** Makes these files local in one batch before they are read one by one (a git snapshot's missing blobs). */
   prefetch?(paths: readonly string[], signal?: AbortSignal): Promise<void>;
+  /**
+   * A scan's measure of files (binary or text, and bytes), streamed one blob at a time and
+   * remembered per blob by a git snapshot: how pack learns what it needs of unindexed files.
+   */
+  measure?(paths: readonly string[], onMeasured: (path: string, measure: { kind: string; bytes?: number }) => void, options?: { signal?: AbortSignal }): Promise<void>;
 }
 
 export interface SnapshotFiles {
@@ -135,7 +140,7 @@ export async function packSnapshot(snapshot: IndexableSnapshot, input: PackInput
   // Every file to write is read: the ones this worker's cache lacks are fetched in one batch first.
   await snapshot.prefetch?.(wanted.map((file) => file.path), signal);
   const unindexed = wanted.filter((file) => !briefs.has(keyOf(file)));
-  const binary = await probeBinary(snapshot, unindexed, signal);
+  const measured = await measureUnindexed(snapshot, unindexed, signal);
   onProgress?.({ stage: 'packing', done: 0, total: wanted.length, message: `${wanted.length - unindexed.length} files from stored indexes` });
 
   const files: PackFile[] = listing.files.map((file) => {
@@ -143,7 +148,11 @@ export async function packSnapshot(snapshot: IndexableSnapshot, input: PackInput
     const brief: BlobIndexBrief | undefined = briefs.get(key);
     const read = async () => decodeText((await snapshot.readFile(file.path)) ?? Buffer.alloc(0));
     const language = languageOf(file.path);
-    if (brief === undefined) return { path: file.path, language, binary: binary.has(file.path), read }; // counted and searched as written
+    if (brief === undefined) {
+      // Not indexed by any scan: counted and searched as it is written.
+      const measure = measured.get(file.path);
+      return { path: file.path, language, binary: measure === undefined || measure.kind !== 'text', ...(measure?.bytes === undefined ? {} : { bytes: measure.bytes }), read };
+    }
     return { path: file.path, language, bytes: brief.bytes, binary: brief.binary, tokens: brief.tokens, encoding, secrets: secretsOf.get(key) ?? [], read };
   });
   const symbols = input.compress ? indexer.symbols : undefined;
@@ -186,20 +195,28 @@ export async function packSnapshot(snapshot: IndexableSnapshot, input: PackInput
 }
 
 const BINARY_PROBE_BYTES = 8000;
-const PROBE_CONCURRENCY = 16;
 
-/** The paths among `files` whose content is binary (git's rule: a NUL in the first 8,000 bytes). */
-async function probeBinary(snapshot: IndexableSnapshot, files: readonly BlobFile[], signal?: AbortSignal): Promise<Set<string>> {
-  const binary = new Set<string>();
-  let next = 0;
-  const lane = async () => {
-    while (next < files.length) {
-      const file = files[next++];
-      if (next % 1024 === 0) signal?.throwIfAborted();
-      const content = await snapshot.readFile(file.path);
-      if (content === undefined || content.subarray(0, BINARY_PROBE_BYTES).includes(0)) binary.add(file.path);
-    }
-  };
-  await Promise.all(Array.from({ length: PROBE_CONCURRENCY }, lane));
-  return binary;
+/**
+ * Binary or text, and the size, of files no scan indexed (the globs' selection only): through the
+ * snapshot's measure, which streams one blob at a time (memory holds one file, however large its
+ * neighbours: Linux keeps 10–25 MB register headers side by side) and remembers measures per blob.
+ * Without one, each file is read in turn.
+ */
+async function measureUnindexed(snapshot: IndexableSnapshot, files: readonly BlobFile[], signal?: AbortSignal): Promise<Map<string, { kind: string; bytes?: number }>> {
+  const measured = new Map<string, { kind: string; bytes?: number }>();
+  if (files.length === 0) return measured;
+  if (snapshot.measure) {
+    await snapshot.measure(
+      files.map((file) => file.path),
+      (path, measure) => measured.set(path, measure),
+      { signal },
+    );
+    return measured;
+  }
+  for (const file of files) {
+    signal?.throwIfAborted();
+    const content = await snapshot.readFile(file.path);
+    if (content !== undefined) measured.set(file.path, { kind: content.subarray(0, BINARY_PROBE_BYTES).includes(0) ? 'binary' : 'text', bytes: content.byteLength });
+  }
+  return measured;
 }
