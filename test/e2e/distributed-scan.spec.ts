@@ -94,7 +94,8 @@ describe('a scan sharded across workers', () => {
     const text = await response.text();
     return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
   }
-  const submitScan = async (repository: string) => (await api<JobView>('POST', '/v1/jobs', { kind: 'scan', input: { source: { git: server.url(`${repository}.git`), ref: 'main' } } })).body.id;
+  const submitScan = async (repository: string, codeIndex = true) =>
+    (await api<JobView>('POST', '/v1/jobs', { kind: 'scan', input: { source: { git: server.url(`${repository}.git`), ref: 'main' }, ...(codeIndex ? {} : { codeIndex: false }) } })).body.id;
   const waitForJob = (id: string) =>
     pollUntil(async () => {
       const { body } = await api<JobView>('GET', `/v1/jobs/${id}`);
@@ -118,8 +119,8 @@ describe('a scan sharded across workers', () => {
     const { root: _root, durationMs: _duration, shards: _shards, workers: _workers, workerIds: _ids, blobs: _blobs, stack: _stack, ...rest } = result;
     return rest;
   };
-  const localScan = async (target: string) => {
-    const run = await quarry(['scan', target, '--local', '--json']);
+  const localScan = async (target: string, codeIndex = true) => {
+    const run = await quarry(['scan', target, '--local', '--json', ...(codeIndex ? [] : ['--no-code-index'])]);
     expect(run.code).toBe(0);
     return JSON.parse(run.stdout) as ScanResult;
   };
@@ -239,13 +240,14 @@ describe('a scan sharded across workers', () => {
 
   it('a worker killed with kill -9 mid-scan loses nothing: its shards run again and the result is whole', async () => {
     const work = makeRepository('killed', 3000, 'killed');
-    const id = await submitScan('killed');
+    // Lines only: what is tested is the shards' recovery, and 3,000 files indexed by one surviving worker outlast the wait on a loaded machine.
+    const id = await submitScan('killed', false);
     await waitForProgress(id, 300);
     workers[1].kill('SIGKILL');
     const job = await withChildLogs(group, () => waitForJob(id));
     expect(job.error).toBeNull();
     const result = job.result as ScanResult;
-    expect(comparable(result)).toEqual(comparable(await localScan(server.url('killed.git'))));
+    expect(comparable(result)).toEqual(comparable(await localScan(server.url('killed.git'), false)));
     expect(await rowsOf(blobsOf(work))).toBe(3002);
     expect(result.blobs?.total).toBe(3002);
   });
