@@ -14,11 +14,8 @@ describe('batched job writes (group commit)', () => {
   });
   afterAll(() => database.close());
 
-  const create = (n: number) =>
-    Promise.all(Array.from({ length: n }, (_, i) => jobs.create({ kind: 'scan', input: { root: `/batch/${i}` }, queuePrefix: 'batched-writes-test' })));
-
-  it('claims, records progress and completes 300 jobs in a few statements, each exactly once with a sane history', async () => {
-    const created = await create(300);
+  /** How many statements `work` sent through the pool. */
+  async function countingStatements(work: () => Promise<void>): Promise<number> {
     let statements = 0;
     const query = database.pool.query.bind(database.pool);
     const spy = jest.spyOn(database.pool, 'query').mockImplementation(((...args: Parameters<typeof query>) => {
@@ -26,6 +23,19 @@ describe('batched job writes (group commit)', () => {
       return query(...args);
     }) as never);
     try {
+      await work();
+    } finally {
+      spy.mockRestore();
+    }
+    return statements;
+  }
+
+  const create = (n: number) =>
+    Promise.all(Array.from({ length: n }, (_, i) => jobs.create({ kind: 'scan', input: { root: `/batch/${i}` }, queuePrefix: 'batched-writes-test' })));
+
+  it('claims, records progress and completes 300 jobs in a few statements, each exactly once with a sane history', async () => {
+    const created = await create(300);
+    const statements = await countingStatements(async () => {
       const claimed = await Promise.all(created.map((job) => jobs.claim(job.id, 1)));
       expect(claimed.every((job, i) => job?.id === created[i].id && job.kind === 'scan')).toBe(true);
       expect(claimed[7]?.input).toEqual({ root: '/batch/7' });
@@ -34,9 +44,7 @@ describe('batched job writes (group commit)', () => {
       expect(written.every(Boolean)).toBe(true);
       // A second completion (a duplicate run) writes nothing.
       expect(await Promise.all(created.slice(0, 20).map((job) => jobs.complete(job.id, { n: -1 })))).toEqual(Array(20).fill(false));
-    } finally {
-      spy.mockRestore();
-    }
+    });
     expect(statements).toBeLessThan(30); // 300 jobs × 3 writes + 20 duplicates, one statement per batch
     const { rows } = await database.pool.query<{ id: string; status: string; result: { n: number }; types: string[] }>(
       `SELECT j.id::text, j.status::text, j.result,
@@ -82,20 +90,12 @@ describe('batched job writes (group commit)', () => {
     const directory = { path: '/batch/dir', commit: 'c'.repeat(40), dirty: false };
     const created = await create(40);
     await Promise.all(created.map((job) => jobs.claim(job.id, 1)));
-    let statements = 0;
-    const query = database.pool.query.bind(database.pool);
-    const spy = jest.spyOn(database.pool, 'query').mockImplementation(((...args: Parameters<typeof query>) => {
-      statements++;
-      return query(...args);
-    }) as never);
-    try {
+    const statements = await countingStatements(async () => {
       // Half pin a commit while the other half complete with the directory they read: one batch.
       await Promise.all(created.map((job, i) => (i % 2 === 0 ? jobs.pinSource(job.id, git('a'.repeat(40))) : jobs.complete(job.id, { i }, directory as never))));
       // A later pin (a retry that resolved the ref again) keeps the first.
       await Promise.all(created.filter((_, i) => i % 2 === 0).map((job) => jobs.pinSource(job.id, git('b'.repeat(40)))));
-    } finally {
-      spy.mockRestore();
-    }
+    });
     expect(statements).toBeLessThanOrEqual(4);
     const rows = await Promise.all(created.map((job) => jobs.find(job.id)));
     rows.forEach((row, i) => {

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { JobProgress, ScanResult } from '@quarry/contracts';
+import { number } from '@quarry/render';
 import type { Snapshot } from '@quarry/snapshot';
 import type { FileMeasure } from '@quarry/workspace';
 import { assembleScan } from './assemble';
@@ -86,7 +87,7 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
       stage: 'reading',
       done: skippedFiles + doneSum,
       total,
-      message: `indexing ${(skippedFiles + doneSum).toLocaleString('en-US')} / ${total.toLocaleString('en-US')} files · ${Math.max(1, workersSeen.size)} worker${workersSeen.size > 1 ? 's' : ''}`,
+      message: `indexing ${number(skippedFiles + doneSum)} / ${number(total)} files · ${Math.max(1, workersSeen.size)} worker${workersSeen.size > 1 ? 's' : ''}`,
     });
   report();
   const executor = options.inline && toRead.length <= (options.inlineBelowFiles ?? INLINE_BELOW_FILES) ? options.inline : options.executor;
