@@ -13,6 +13,7 @@
  *   (x) MCP: read_file and search_text over stdio vs the same operation in-process (bench/mcp.bench.ts)
  *   (i) code index on Linux fs/: symbols vs ctags, tokenizers, token totals and pack vs Repomix (bench/code-index.bench.ts)
  *   (r) repositories by URL on Linux: first scan vs blobless clone + rg --files; cache-hit repeat vs path scan (bench/snapshot.bench.ts)
+ *   (k) the code index by the distributed scan on Linux fs/: 1 vs 2 workers, then pack as a job vs Repomix (bench/code-index-workers.bench.ts)
  *
  * Options: --only a,b,p,c,d,f,g,e,m,s,x,i,r (p = Postgres round-trip profile; default: all); --whole-linux
  * to also pack the whole Linux tree in (i), --i-parts index,tokens,pack,whole,product to run only some of (i); --quick for a
@@ -38,7 +39,7 @@ interface Target {
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
   const onlyIndex = argv.indexOf('--only');
-  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 's', 'x', 'i', 'r', 'h'] : (argv[onlyIndex + 1] ?? '').split(','));
+  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 's', 'x', 'i', 'r', 'h', 'k'] : (argv[onlyIndex + 1] ?? '').split(','));
   const started = Date.now();
   // Packing the whole kernel cold (--whole-linux) takes many minutes on its own.
   const watchdogMs = argv.includes('--whole-linux') || /whole/.test(argv[argv.indexOf('--i-parts') + 1] ?? '') ? 3 * WATCHDOG_MS : WATCHDOG_MS;
@@ -234,6 +235,22 @@ async function main(argv: string[]): Promise<number> {
       targets.push({ figure: '(h) peak RSS per worker', target: '< 300 MB', measured: `${rss} MB`, met: rss < 300 });
     }
     targets.push({ figure: '(h) re-scan after a one-file commit', target: '< 1 s', measured: `${shards.rescanMs.toFixed(0)} ms (${JSON.stringify(shards.rescanBlobs)})`, met: shards.rescanMs < 1_000 });
+  }
+
+  if (only.has('k')) {
+    console.log('\n(k) the code index by the distributed scan on Linux fs/: 1 vs 2 workers, pack job vs Repomix, RSS (bench/code-index-workers.bench.ts)');
+    console.log(`  ${describeQuiet(await waitForQuiet())}`);
+    const { runCodeIndexWorkersBench } = await import('./code-index-workers.bench');
+    const indexed = await runCodeIndexWorkersBench({ whole: argv.includes('--k-whole') });
+    (results as Record<string, unknown>).codeIndexWorkers = indexed;
+    const one = indexed.rows.find((row) => row.workers === 1);
+    const two = indexed.rows.find((row) => row.workers === 2);
+    if (one && two) {
+      targets.push({ figure: '(k) code index of fs/ by the scan, 2 workers vs 1', target: '≥ 1.8x', measured: `${(one.ms / two.ms).toFixed(2)}x (${(one.ms / 1000).toFixed(1)} s vs ${(two.ms / 1000).toFixed(1)} s; ${one.mbpsPerWorker.toFixed(2)} MB/s per worker alone)`, met: one.ms / two.ms >= 1.8 && indexed.totalsMatch });
+    }
+    targets.push({ figure: '(k) pack of fs/ as a job on 2 workers / Repomix', target: '≤ 0.5x', measured: `${(indexed.pack.ms / indexed.repomix.ms).toFixed(2)}x (${(indexed.pack.ms / 1000).toFixed(2)} s vs ${(indexed.repomix.ms / 1000).toFixed(2)} s)`, met: indexed.pack.ms <= 0.5 * indexed.repomix.ms });
+    const rss = Math.max(...indexed.rows.flatMap((row) => row.peakRssMB), ...indexed.pack.peakRssMB, ...(indexed.whole?.peakRssMB ?? []));
+    targets.push({ figure: '(k) peak RSS per worker (scan, pack' + (indexed.whole ? ', whole-Linux pack)' : ')'), target: '< 500 MB', measured: `${rss} MB`, met: rss < 500 });
   }
 
   if (only.has('i')) {

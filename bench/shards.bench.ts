@@ -1,5 +1,6 @@
 /**
- * (h) One scan across worker processes, on the Linux tree served by a local `git http-backend`:
+ * (h) One scan across worker processes, on the Linux tree served by a local `git http-backend`
+ *     (facts only: `codeIndex: false`; the code index across workers is (k), code-index-workers.bench.ts):
  *
  *   - first scan of the URL with 1, 2 (and 4 with --h-four) worker processes, each with its own
  *     QUARRY_DATA_DIR (no shared cache: every worker fetches its own shards' blobs) and the blob
@@ -111,7 +112,7 @@ export async function runShardsBench(options: { four?: boolean } = {}): Promise<
       await pg.query('TRUNCATE blob_facts');
       const workers = await startWorkers(count, `n${count}`);
       console.log(`  ${count} worker(s): scanning ${url}`);
-      const { ms, result } = await scan({ source: { git: url } });
+      const { ms, result } = await scan({ source: { git: url }, codeIndex: false });
       const counts = JSON.stringify([result.files, result.bytes, result.lines, result.languages]);
       reference ??= counts;
       if (counts !== reference) report.countsMatch = false;
@@ -129,7 +130,7 @@ export async function runShardsBench(options: { four?: boolean } = {}): Promise<
     git('update-index', '--cacheinfo', `100644,${blob},README`);
     const commit = git('commit-tree', git('write-tree'), '-p', 'HEAD', '-m', 'one file');
     git('update-ref', `refs/heads/${branch}`, commit);
-    const rescan = await scan({ source: { git: url } });
+    const rescan = await scan({ source: { git: url }, codeIndex: false });
     report.rescanMs = rescan.ms;
     report.rescanBlobs = rescan.result.blobs;
     console.log(`  re-scan after a one-file commit: ${rescan.ms.toFixed(0)} ms, blobs ${JSON.stringify(rescan.result.blobs)}`);
@@ -137,7 +138,7 @@ export async function runShardsBench(options: { four?: boolean } = {}): Promise<
 
     // The same tree by path, one worker's in-process shards (blob ids are learnt by reading).
     await pg.query('TRUNCATE blob_facts');
-    const path1 = await scan({ source: { path: tree } });
+    const path1 = await scan({ source: { path: tree }, codeIndex: false });
     report.pathScanMs = path1.ms;
   } finally {
     await group.stopAll(5_000);

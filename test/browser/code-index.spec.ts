@@ -32,7 +32,7 @@ describe('the symbols, map and pack views', () => {
   it('symbols: a name ranked with its place and uses', async () => {
     const page = await openPage(stack.url);
     await openForm(page, 'Symbols');
-    await page.getByLabel('Repository path').fill(root);
+    await page.getByLabel('Repository', { exact: true }).fill(root);
     await page.getByLabel('Symbol', { exact: true }).fill('Server.start');
     const id = await startJob(page, 'Symbols');
     await page.locator(`.detail[data-job-id="${id}"][data-status="succeeded"]`).waitFor({ timeout: 30_000 });
@@ -44,7 +44,7 @@ describe('the symbols, map and pack views', () => {
   it('map: the ranked map within the budget, with tokens per language and directory', async () => {
     const page = await openPage(stack.url);
     await openForm(page, 'Map');
-    await page.getByLabel('Repository path').fill(root);
+    await page.getByLabel('Repository', { exact: true }).fill(root);
     await page.getByLabel('Token budget').fill('0');
     await page.getByRole('button', { name: 'Start map' }).click();
     await expect(page.locator('#map-tokens-error').innerText()).resolves.toContain('whole number from 1');
@@ -60,10 +60,25 @@ describe('the symbols, map and pack views', () => {
     await screenshot(page, 'map-result');
   }, 60_000);
 
+  it('scan: tokens per language and directory and the definitions found, from the rows the scan stored', async () => {
+    const page = await openPage(stack.url);
+    await openForm(page, 'Scan');
+    await page.getByLabel('Repository', { exact: true }).fill(root);
+    const id = await startJob(page, 'Scan');
+    await page.locator(`.detail[data-job-id="${id}"][data-status="succeeded"]`).waitFor({ timeout: 30_000 });
+    const view = page.locator('[data-result="scan"]');
+    expect(Number((await view.locator('[data-stat="tokens"] .stat-value').innerText()).replaceAll(',', ''))).toBe(57);
+    // class Server, method start, constant token, function generate.
+    await expect(view.locator('[data-stat="definitions"] .stat-value').innerText()).resolves.toBe('4');
+    await view.locator('[data-token-totals] tr[data-language="TypeScript"]').waitFor();
+    await view.locator('[data-token-totals] tr[data-directory="tools"]').waitFor();
+    await screenshot(page, 'scan-tokens');
+  }, 60_000);
+
   it('pack: totals, redaction noted, the document downloaded; a bad style is refused by the server', async () => {
     const page = await openPage(stack.url, undefined, 'light', { acceptDownloads: true });
     await openForm(page, 'Pack');
-    await page.getByLabel('Repository path').fill(root);
+    await page.getByLabel('Repository', { exact: true }).fill(root);
     await page.getByLabel('Include').fill('src/**, [oops');
     await page.getByRole('button', { name: 'Start pack' }).click();
     await expect(page.locator('#pack-include-error .error-box').innerText()).resolves.toContain('pattern_invalid');

@@ -94,7 +94,8 @@ describe('a scan sharded across workers', () => {
     const text = await response.text();
     return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
   }
-  const submitScan = async (repository: string) => (await api<JobView>('POST', '/v1/jobs', { kind: 'scan', input: { source: { git: server.url(`${repository}.git`), ref: 'main' } } })).body.id;
+  const submitScan = async (repository: string, codeIndex = true) =>
+    (await api<JobView>('POST', '/v1/jobs', { kind: 'scan', input: { source: { git: server.url(`${repository}.git`), ref: 'main' }, ...(codeIndex ? {} : { codeIndex: false }) } })).body.id;
   const waitForJob = (id: string) =>
     pollUntil(async () => {
       const { body } = await api<JobView>('GET', `/v1/jobs/${id}`);
@@ -118,8 +119,8 @@ describe('a scan sharded across workers', () => {
     const { root: _root, durationMs: _duration, shards: _shards, workers: _workers, workerIds: _ids, blobs: _blobs, stack: _stack, ...rest } = result;
     return rest;
   };
-  const localScan = async (target: string) => {
-    const run = await quarry(['scan', target, '--local', '--json']);
+  const localScan = async (target: string, codeIndex = true) => {
+    const run = await quarry(['scan', target, '--local', '--json', ...(codeIndex ? [] : ['--no-code-index'])]);
     expect(run.code).toBe(0);
     return JSON.parse(run.stdout) as ScanResult;
   };
@@ -158,6 +159,58 @@ describe('a scan sharded across workers', () => {
     expect(comparable(again)).toEqual(comparable(await localScan(server.url('shared.git'))));
   });
 
+  it('the code index: rows written by the two workers\' shards, totals equal to the in-process scan, and symbols/map/pack on the URL read them', async () => {
+    const work = makeRepository('indexed', 300, 'indexed'); // over INLINE_BELOW_FILES: shards go to both workers
+    writeFileSync(path.join(work, 'lib.ts'), 'export class Registry {\n  lookup(name: string): string {\n    return name;\n  }\n}\n');
+    git(work, 'add', '.');
+    git(work, 'commit', '-q', '-m', 'a class');
+    git(path.join(served, 'indexed.git'), 'fetch', '-q', work, '+main:main');
+    const commit = git(work, 'rev-parse', 'HEAD').trim();
+    const job = await waitForJob(await submitScan('indexed'));
+    expect(job.error).toBeNull();
+    const result = job.result as ScanResult;
+    expect(result.workerIds).toEqual(['w1', 'w2']);
+    const local = await localScan(server.url('indexed.git'));
+    expect(result.tokens).toEqual(local.tokens);
+    expect(result.symbols).toEqual(local.symbols);
+    expect(result.tokens!.total).toBeGreaterThan(1000);
+    expect(result.symbols!.definitions).toBe(2);
+    const indexRows = async (since: Date) => Number((await pg.query('SELECT count(*) FROM blob_code_index WHERE blob = ANY($1) AND created_at >= $2', [blobsOf(work), since])).rows[0].count);
+    expect(await indexRows(new Date(0))).toBe(blobsOf(work).length);
+
+    // The kinds on the URL: every row known, none written; each result names the commit.
+    const before = new Date();
+    const source = { git: server.url('indexed.git'), ref: 'main' };
+    const run = async (kind: string, input: Record<string, unknown>) => {
+      const submitted = await api<JobView>('POST', '/v1/jobs', { kind, input: { source, ...input } });
+      expect(submitted.status).toBe(202);
+      const done = await waitForJob(submitted.body.id);
+      expect(done.error).toBeNull();
+      return done as JobView & { result: any };
+    };
+    const symbols = await run('symbols', { name: 'Registry.lookup' });
+    expect(symbols.result).toMatchObject({ source: { commit }, definitions: [{ path: 'lib.ts', name: 'lookup', line: 2, container: 'Registry' }] });
+    const map = await run('map', { tokens: 256 });
+    expect(map.result.source.commit).toBe(commit);
+    expect(map.result.repository.total).toBe(result.tokens!.total);
+    const pack = await run('pack', { style: 'xml', include: ['dir1/**', 'lib.ts'] });
+    expect(pack.result.source.commit).toBe(commit);
+    const artifact = await fetch(`${url}/v1/jobs/${pack.id}/artifact`);
+    expect(artifact.status).toBe(200);
+    const document = await artifact.text();
+    expect(document.match(/<file path=/g)?.length).toBe(pack.result.files);
+    expect(document).toContain('<file path="lib.ts"');
+    expect(await indexRows(before)).toBe(0);
+
+    // The CLI by URL and ref, in its own process: the same definitions, the same commit.
+    const cli = await quarry(['symbols', server.url('indexed.git'), '--ref', 'main', '--local', '--json', '--name', 'Registry']);
+    expect(cli.code).toBe(0);
+    expect(JSON.parse(cli.stdout)).toEqual([expect.objectContaining({ path: 'lib.ts', name: 'Registry', kind: 'class', line: 1 })]);
+    const mapped = await quarry(['map', server.url('indexed.git'), '--ref', 'main', '--tokens', '128', '--local']);
+    expect(mapped.code).toBe(0);
+    expect(mapped.stdout).toContain('lib.ts');
+  });
+
   it('cancelling the scan cancels its waiting and running shards', async () => {
     makeRepository('cancel', 3000, 'cancel');
     const id = await submitScan('cancel');
@@ -187,13 +240,14 @@ describe('a scan sharded across workers', () => {
 
   it('a worker killed with kill -9 mid-scan loses nothing: its shards run again and the result is whole', async () => {
     const work = makeRepository('killed', 3000, 'killed');
-    const id = await submitScan('killed');
+    // Lines only: what is tested is the shards' recovery, and 3,000 files indexed by one surviving worker outlast the wait on a loaded machine.
+    const id = await submitScan('killed', false);
     await waitForProgress(id, 300);
     workers[1].kill('SIGKILL');
     const job = await withChildLogs(group, () => waitForJob(id));
     expect(job.error).toBeNull();
     const result = job.result as ScanResult;
-    expect(comparable(result)).toEqual(comparable(await localScan(server.url('killed.git'))));
+    expect(comparable(result)).toEqual(comparable(await localScan(server.url('killed.git'), false)));
     expect(await rowsOf(blobsOf(work))).toBe(3002);
     expect(result.blobs?.total).toBe(3002);
   });

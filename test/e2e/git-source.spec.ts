@@ -11,7 +11,9 @@ import { NO_RECONCILER_ENV, ProcessGroup, QUARRY_BIN, assertBuilt, childEnv, par
 /*
  * Repositories by URL in the deployment shape: a gateway and two worker processes with different
  * QUARRY_DATA_DIRs (two machines, as far as the cache goes), a real git smart-HTTP server on
- * 127.0.0.1, and the CLI as the acceptance check runs it.
+ * 127.0.0.1, and the CLI as the acceptance check runs it. Scans count lines only (`codeIndex:
+ * false`): the fixture's 3 MB of base64 costs ~16 s of CPU to tokenize, and the code index by URL
+ * has its own tests (test/integration/blob-code-index.spec.ts, test/e2e/distributed-scan.spec.ts).
  */
 
 jest.setTimeout(120_000);
@@ -81,7 +83,7 @@ describe('scanning repositories by URL', () => {
   const counts = (result: Pick<ScanResult, 'files' | 'bytes' | 'lines' | 'languages'>) => ({ files: result.files, bytes: result.bytes, lines: result.lines, languages: result.languages });
 
   it('a scan job by URL pins the commit and counts what a checkout of it counts; both workers serve the same repository', async () => {
-    const checkout = await quarry(['scan', fixtures.checkout, '--local', '--json']);
+    const checkout = await quarry(['scan', '--no-code-index', fixtures.checkout, '--local', '--json']);
     expect(checkout.code).toBe(0);
     const expected = counts(JSON.parse(checkout.stdout));
 
@@ -89,7 +91,7 @@ describe('scanning repositories by URL', () => {
     const lookupsBefore = server.lookups().length;
     const ids: string[] = [];
     for (let index = 0; index < 6; index++) {
-      const submitted = await api<JobView>('POST', '/v1/jobs', { kind: 'scan', input: { source: { git: server.url('demo.git'), ref: 'main' } } });
+      const submitted = await api<JobView>('POST', '/v1/jobs', { kind: 'scan', input: { source: { git: server.url('demo.git'), ref: 'main' }, codeIndex: false } });
       expect(submitted.status).toBe(202);
       ids.push(submitted.body.id);
     }
@@ -142,25 +144,25 @@ describe('scanning repositories by URL', () => {
   it('the CLI scans a URL in process and through the gateway, equal to a scan of the checkout', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'quarry-cli-'));
     try {
-      const checkout = counts(JSON.parse((await quarry(['scan', fixtures.checkout, '--local', '--json'])).stdout));
-      const local = await quarry(['scan', server.url('demo.git'), '--ref', 'main', '--local', '--json'], { QUARRY_DATA_DIR: dataDir });
+      const checkout = counts(JSON.parse((await quarry(['scan', '--no-code-index', fixtures.checkout, '--local', '--json'])).stdout));
+      const local = await quarry(['scan', '--no-code-index', server.url('demo.git'), '--ref', 'main', '--local', '--json'], { QUARRY_DATA_DIR: dataDir });
       expect(local.code).toBe(0);
       const localJson = JSON.parse(local.stdout);
       expect(localJson.source.commit).toMatch(/^[0-9a-f]{40}$/);
       expect(counts(localJson)).toEqual(checkout);
       expect(existsSync(path.join(dataDir, 'git', 'repos'))).toBe(true);
 
-      const remote = await quarry(['scan', server.url('demo.git'), '--ref', 'dev', '--server', url, '--json']);
+      const remote = await quarry(['scan', '--no-code-index', server.url('demo.git'), '--ref', 'dev', '--server', url, '--json']);
       expect(remote.code).toBe(0);
       const remoteJson = JSON.parse(remote.stdout);
       expect(remoteJson.source.commit).toBe(fixtures.commits.dev);
       expect(remoteJson.files).toBe(checkout.files + 1);
 
-      const human = await quarry(['scan', server.url('demo.git'), '--local'], { QUARRY_DATA_DIR: dataDir });
+      const human = await quarry(['scan', '--no-code-index', server.url('demo.git'), '--local'], { QUARRY_DATA_DIR: dataDir });
       expect(human.stdout).toContain(fixtures.commits.main.slice(0, 12));
 
       for (const args of [['--local'], ['--server', url]]) {
-        const missing = await quarry(['scan', server.url('demo.git'), '--ref', 'master', '--json', ...args], { QUARRY_DATA_DIR: dataDir });
+        const missing = await quarry(['scan', '--no-code-index', server.url('demo.git'), '--ref', 'master', '--json', ...args], { QUARRY_DATA_DIR: dataDir });
         expect(missing.code).not.toBe(0);
         expect(JSON.parse(missing.stdout).error.kind).toBe('ref_not_found');
       }

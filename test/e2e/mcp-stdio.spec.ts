@@ -82,7 +82,7 @@ describe('quarry mcp over stdio', () => {
 
   it('sends increasing progress notifications during a long scan', async () => {
     const { seen, onprogress } = recordProgress();
-    const result = (await server.client.callTool({ name: 'scan_repository', arguments: { repository: tree.root } }, undefined, { onprogress })) as CallToolResult;
+    const result = (await server.client.callTool({ name: 'scan_repository', arguments: { repository: tree.root, codeIndex: false } }, undefined, { onprogress })) as CallToolResult;
     expect(result.structuredContent).toMatchObject({ files: tree.files, lines: tree.lines, bytes: tree.bytes });
     expect(seen.length).toBeGreaterThanOrEqual(3);
     expect(seen[0].message).toMatch(/^queued as job [0-9a-f-]{36}$/);
@@ -93,7 +93,7 @@ describe('quarry mcp over stdio', () => {
   it('cancels the scan when the client cancels the call', async () => {
     const controller = new AbortController();
     const { seen, onprogress } = recordProgress();
-    const call = server.client.callTool({ name: 'scan_repository', arguments: { repository: tree.root } }, undefined, {
+    const call = server.client.callTool({ name: 'scan_repository', arguments: { repository: tree.root, codeIndex: false } }, undefined, {
       signal: controller.signal,
       onprogress: (progress) => {
         onprogress(progress);

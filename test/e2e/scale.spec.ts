@@ -80,7 +80,7 @@ describe('scale: a gateway and two worker processes', () => {
   }
 
   async function submitScan(): Promise<string> {
-    const submitted = await api<JobView>('POST', '/v1/jobs', { kind: 'scan', input: { root: tree.root } });
+    const submitted = await api<JobView>('POST', '/v1/jobs', { kind: 'scan', input: { root: tree.root, codeIndex: false } });
     expect(submitted.status).toBe(202);
     return submitted.body.id;
   }

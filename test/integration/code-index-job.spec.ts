@@ -100,7 +100,8 @@ describe('the symbols, map and pack jobs', () => {
   it('pack: markdown, globs and a budget', async () => {
     const job = await run('pack', { style: 'markdown', include: ['src/**'], ignore: ['**/main.ts'], maxTokens: 40, encoding: 'cl100k_base' });
     const result = packResultSchema.parse(job.result);
-    expect(result).toMatchObject({ style: 'markdown', encoding: 'cl100k_base', skipped: { filtered: 3 } });
+    // Everything outside src/ or under main.ts, the binary logo included: binary counts selected files only.
+    expect(result).toMatchObject({ style: 'markdown', encoding: 'cl100k_base', skipped: { filtered: 4, binary: 0 } });
     expect(result.files + result.omitted).toBe(2);
     expect(result.tokens).toBeLessThanOrEqual(40);
     expect(result.artifact.name).toBe(`${job.id}.md`);

@@ -87,7 +87,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
 
   it('sends increasing progress notifications from the job while a large scan runs', async () => {
     const { seen, onprogress } = recordProgress();
-    const result = (await client.callTool({ name: 'scan_repository', arguments: { repository: tree.root } }, undefined, { onprogress })) as CallToolResult;
+    const result = (await client.callTool({ name: 'scan_repository', arguments: { repository: tree.root, codeIndex: false } }, undefined, { onprogress })) as CallToolResult;
     expect(result.structuredContent).toMatchObject({ files: tree.files, lines: tree.lines });
     expect(seen.length).toBeGreaterThanOrEqual(3);
     expect(seen[0].message).toMatch(/^queued as job /);
@@ -151,7 +151,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       const read = (await forwarded.client.callTool({ name: 'read_file', arguments: { path: 'src/util.js' } })) as CallToolResult;
       expect(read.structuredContent).toMatchObject({ path: 'src/util.js', lines: [{ number: 1, text: DEMO_REPOSITORY['src/util.js'].trimEnd() }] });
       const { seen, onprogress } = recordProgress();
-      const scan = (await forwarded.client.callTool({ name: 'scan_repository', arguments: { repository: tree.root } }, undefined, { onprogress })) as CallToolResult;
+      const scan = (await forwarded.client.callTool({ name: 'scan_repository', arguments: { repository: tree.root, codeIndex: false } }, undefined, { onprogress })) as CallToolResult;
       expect(scan.structuredContent).toMatchObject({ files: tree.files });
       // Relayed (streaming itself is the direct test's: this second scan of the tree is quick, its
       // blobs already known to the worker, so it may send a single notice).

@@ -179,7 +179,9 @@ export async function callEveryTool(client: Client, repository: string, pageUrl:
   expect(textOf(fetched)).toContain('remote page text');
 
   const symbols = await call('find_symbol', { path: 'src/**' });
-  expect(symbols.data).toEqual({ definitions: [], total: 0, truncated: false, files: 0 });
+  // A server's job names the commit it read (`source`); the in-process backend reads the directory as it is.
+  const { source: _source, ...definitionsFound } = symbols.data as Record<string, unknown>;
+  expect(definitionsFound).toEqual({ definitions: [], total: 0, truncated: false, files: 0 });
   expect(symbols.text.trim()).toBe('no definitions');
   const missing = (await client.callTool({ name: 'find_symbol', arguments: { repository, name: 'greet' } })) as CallToolResult;
   expect(errorOf(missing)).toMatchObject({ kind: 'symbol_not_found', suggestion: expect.stringContaining('@search:') });

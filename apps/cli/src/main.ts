@@ -89,31 +89,34 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .option('--ref <ref>', 'branch, tag or commit of a git URL (default: the remote HEAD)')
     .option('--no-wait', 'print the job id(s) and return at once')
     .option('--local', 'scan in this process, without a server')
+    .option('--no-code-index', 'count lines and bytes only: no token counts or symbols (faster on a tree never indexed)')
     .action(async (targets: string[], options) => {
       const commands = await jobs();
       code = targets.length === 1 ? await commands.scanCommand(targets[0], options) : await commands.scanManyCommand(targets, options);
     });
-  server(program.command('symbols <path>'))
+  server(program.command('symbols <path-or-url>'))
     .description('definitions from a tree-sitter parse: one name ranked (--name), or all in the files --path selects')
     .option('--name <symbol>', 'Name, Class.method or Ns::fn: its definitions, best first')
     .option('--path <glob>', 'only files matching this glob (e.g. "src/**/*.ts")')
     .option('--limit <n>', 'the most definitions printed', positive)
+    .option('--ref <ref>', 'branch, tag or commit of a git URL (default: the remote HEAD)')
     .option('--local', 'run in this process, without a server')
     .action(async (target: string, options) => {
       const { symbolsCommand } = await import('./commands/code-index');
       code = await symbolsCommand(target, options);
     });
-  server(program.command('map <path>'))
+  server(program.command('map <path-or-url>'))
     .description('the repo map: the most important files and signatures (PageRank over references), within a token budget')
     .option('--tokens <n>', 'the budget in tokens', numeric, 2048)
     .option('--focus <file|symbol>', 'rank toward this file or symbol (repeatable)', collect)
     .addOption(new Option('--tokens-encoding <encoding>', 'tokenizer').choices(ENCODINGS).default('o200k_base'))
+    .option('--ref <ref>', 'branch, tag or commit of a git URL (default: the remote HEAD)')
     .option('--local', 'run in this process, without a server')
     .action(async (target: string, options) => {
       const { mapCommand } = await import('./commands/code-index');
       code = await mapCommand(target, options);
     });
-  server(program.command('pack <path>'))
+  server(program.command('pack <path-or-url>'))
     .description('pack a repository into one LLM-ready document (tree, then every text file with its token count), secrets redacted')
     .option('-o, --output <file>', 'where to write the document (default quarry-pack.xml|md|txt here)')
     .option('--style <style>', 'xml, markdown or plain', 'xml')
@@ -122,6 +125,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .option('--compress', 'keep signatures, drop function bodies')
     .option('--max-tokens <n>', 'stop adding files at this many tokens', numeric)
     .addOption(new Option('--tokens-encoding <encoding>', 'tokenizer for the counts').choices(ENCODINGS).default('o200k_base'))
+    .option('--ref <ref>', 'branch, tag or commit of a git URL (default: the remote HEAD)')
     .option('--local', 'run in this process, without a server')
     .action(async (target: string, options) => {
       const { packCommand } = await import('./commands/code-index');

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api } from './api.js';
 import type { MapInput, MapResult, PackInput, PackResult, QuarryErrorBody, SymbolsInput, SymbolsResult } from './contracts.js';
-import { type FormValues, PATH_FIELD, fieldNamedIn, pathProblem, registerKind, text, workspaceFieldFor } from './kinds.js';
+import { type FormValues, REF_FIELD, ROOT_FIELD, fieldNamedIn, refProblem, registerKind, repositoryInput, repositorySummary, rootProblem, text, workspaceFieldFor } from './kinds.js';
 import { ErrorBox, formatBytes, formatCount, formatDuration, html } from './ui.js';
 
 /*
@@ -9,7 +9,8 @@ import { ErrorBox, formatBytes, formatCount, formatDuration, html } from './ui.j
  * pack (the repository as one document, downloaded from the job's artifact).
  */
 
-type TokenTotals = MapResult['repository'];
+/** Tokens per language and directory: a map's or pack's totals, or a scan's. */
+type TokenTotals = Pick<MapResult['repository'], 'total' | 'encoding' | 'byLanguage' | 'byDirectory'>;
 
 /** A comma- or newline-separated field as a list ('' → undefined). */
 function list(values: FormValues, name: string): string[] | undefined {
@@ -35,7 +36,7 @@ const codeIndexFieldFor = (fields: string[]) => (error: QuarryErrorBody) => {
   return workspaceFieldFor(error, fields) ?? fieldNamedIn(error, fields);
 };
 
-function TokenTables({ totals, label }: { totals: TokenTotals; label: string }) {
+export function TokenTables({ totals, label }: { totals: TokenTotals; label: string }) {
   const max = Math.max(1, ...totals.byLanguage.map((row) => row.tokens));
   const maxDir = Math.max(1, ...totals.byDirectory.map((row) => row.tokens));
   return html`<div class="two-col" data-token-totals>
@@ -168,24 +169,24 @@ registerKind({
   title: 'Symbols',
   description: 'Where a name is defined (Name, Class.method), ranked, or every definition in the files a glob selects — from a tree-sitter parse of 11 languages.',
   fields: [
-    PATH_FIELD,
+    ROOT_FIELD,
+    REF_FIELD,
     { name: 'name', label: 'Symbol', type: 'text', placeholder: 'Server.start', hint: 'Leave empty to list every definition.' },
     { name: 'path', label: 'Files', type: 'text', placeholder: 'src/**/*.ts', hint: 'A glob relative to the repository (optional).' },
   ],
   validate(values) {
-    const problem = pathProblem(values.root);
     const name = text(values, 'name');
-    return { root: problem, name: name.length > 256 ? 'A symbol name is at most 256 characters.' : undefined };
+    return { root: rootProblem(values.root), ref: refProblem(values), name: name.length > 256 ? 'A symbol name is at most 256 characters.' : undefined };
   },
   toInput: (values): SymbolsInput => ({
-    root: text(values, 'root'),
+    ...repositoryInput(values),
     ...(text(values, 'name') ? { name: text(values, 'name') } : {}),
     ...(text(values, 'path') ? { path: text(values, 'path') } : {}),
   }),
-  fieldFor: codeIndexFieldFor(['root', 'name', 'path']),
+  fieldFor: codeIndexFieldFor(['root', 'ref', 'name', 'path']),
   summary: (input) => {
     const value = input as SymbolsInput;
-    return `${value?.name ?? value?.path ?? 'all definitions'} · ${value?.root ?? ''}`;
+    return `${value?.name ?? value?.path ?? 'all definitions'} · ${repositorySummary(value)}`;
   },
   Result: ({ result }) => html`<${SymbolsResultView} result=${result as SymbolsResult} />`,
 });
@@ -195,20 +196,21 @@ registerKind({
   title: 'Map',
   description: 'The repo map: the most important files and their signatures, ranked by who uses what (PageRank), cut exactly to a token budget.',
   fields: [
-    PATH_FIELD,
+    ROOT_FIELD,
+    REF_FIELD,
     { name: 'tokens', label: 'Token budget', type: 'text', placeholder: '2048' },
     { name: 'focus', label: 'Focus', type: 'text', placeholder: 'src/app.ts, parseConfig', hint: 'Files or symbols to rank toward, comma-separated (optional).' },
   ],
   validate(values) {
-    return { root: pathProblem(values.root), tokens: budgetProblem(text(values, 'tokens'), 'The budget', 1_000_000) };
+    return { root: rootProblem(values.root), ref: refProblem(values), tokens: budgetProblem(text(values, 'tokens'), 'The budget', 1_000_000) };
   },
   toInput: (values): MapInput => ({
-    root: text(values, 'root'),
+    ...repositoryInput(values),
     ...(text(values, 'tokens') ? { tokens: Number(text(values, 'tokens')) } : {}),
     ...(list(values, 'focus') ? { focus: list(values, 'focus') } : {}),
   }),
-  fieldFor: codeIndexFieldFor(['root', 'tokens', 'focus']),
-  summary: (input) => `${(input as MapInput)?.tokens ?? 2048} tokens · ${(input as MapInput)?.root ?? ''}`,
+  fieldFor: codeIndexFieldFor(['root', 'ref', 'tokens', 'focus']),
+  summary: (input) => `${(input as MapInput)?.tokens ?? 2048} tokens · ${repositorySummary(input)}`,
   Result: ({ result }) => html`<${MapResultView} result=${result as MapResult} />`,
 });
 
@@ -217,7 +219,8 @@ registerKind({
   title: 'Pack',
   description: 'The repository as one LLM-ready document — tree, then every text file with its token count — secrets redacted, streamed to a download.',
   fields: [
-    PATH_FIELD,
+    ROOT_FIELD,
+    REF_FIELD,
     {
       name: 'style',
       label: 'Style',
@@ -234,17 +237,17 @@ registerKind({
     { name: 'compress', label: 'Keep signatures, drop function bodies', type: 'checkbox' },
   ],
   validate(values) {
-    return { root: pathProblem(values.root), maxTokens: budgetProblem(text(values, 'maxTokens'), 'The budget', 1_000_000_000) };
+    return { root: rootProblem(values.root), ref: refProblem(values), maxTokens: budgetProblem(text(values, 'maxTokens'), 'The budget', 1_000_000_000) };
   },
   toInput: (values): PackInput => ({
-    root: text(values, 'root'),
+    ...repositoryInput(values),
     style: text(values, 'style') || 'xml',
     ...(list(values, 'include') ? { include: list(values, 'include') } : {}),
     ...(list(values, 'ignore') ? { ignore: list(values, 'ignore') } : {}),
     ...(text(values, 'maxTokens') ? { maxTokens: Number(text(values, 'maxTokens')) } : {}),
     compress: values.compress === true,
   }),
-  fieldFor: codeIndexFieldFor(['root', 'style', 'include', 'ignore', 'maxTokens']),
-  summary: (input) => `${(input as PackInput)?.style ?? 'xml'} · ${(input as PackInput)?.root ?? ''}`,
+  fieldFor: codeIndexFieldFor(['root', 'ref', 'style', 'include', 'ignore', 'maxTokens']),
+  summary: (input) => `${(input as PackInput)?.style ?? 'xml'} · ${repositorySummary(input)}`,
   Result: ({ job, result }) => html`<${PackResultView} job=${job} result=${result as PackResult} />`,
 });

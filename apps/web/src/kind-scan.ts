@@ -1,4 +1,5 @@
 import type { ScanInput, ScanResult } from './contracts.js';
+import { TokenTables } from './kind-code-index.js';
 import { ServiceCards } from './kind-detect.js';
 import { REF_FIELD, ROOT_FIELD, refProblem, registerKind, repositoryInput, repositorySummary, rootProblem, text, workspaceFieldFor } from './kinds.js';
 import { formatBytes, formatCount, formatDuration, html } from './ui.js';
@@ -51,6 +52,12 @@ function ScanResultView({ result }: { result: ScanResult }) {
       <div class="stat"><span class="stat-value">${formatCount(result.lines)}</span><span class="stat-label">lines</span></div>
       <div class="stat"><span class="stat-value">${formatBytes(result.bytes)}</span><span class="stat-label">of text</span></div>
       <div class="stat"><span class="stat-value">${formatCount(result.languages.length)}</span><span class="stat-label">languages</span></div>
+      ${result.tokens
+        ? html`<div class="stat" data-stat="tokens"><span class="stat-value">${formatCount(result.tokens.total)}</span><span class="stat-label">tokens (${result.tokens.encoding})</span></div>`
+        : null}
+      ${result.symbols
+        ? html`<div class="stat" data-stat="definitions" title=${`${formatCount(result.symbols.files.parsed)} files parsed${result.symbols.warnings ? `, ${formatCount(result.symbols.warnings)} without symbols (see warnings)` : ''}`}><span class="stat-value">${formatCount(result.symbols.definitions)}</span><span class="stat-label">definitions</span></div>`
+        : null}
       <div class="stat"><span class="stat-value">${formatDuration(result.durationMs)}</span><span class="stat-label">scan time</span></div>
       ${result.workers !== undefined
         ? html`<div class="stat" data-stat="workers" title=${(result.workerIds ?? []).join(', ')}><span class="stat-value">${formatCount(result.workers)}</span><span class="stat-label">workers · ${formatCount(result.shards ?? 0)} shards</span></div>`
@@ -69,6 +76,7 @@ function ScanResultView({ result }: { result: ScanResult }) {
         </section>`
       : null}
     <${LanguageChart} result=${result} />
+    ${result.tokens ? html`<${TokenTables} totals=${result.tokens} label="Repository" />` : null}
     <div class="two-col">
       <section class="card" aria-labelledby="dirs-h">
         <h3 id="dirs-h">Top-level directories</h3>
@@ -104,12 +112,12 @@ function ScanResultView({ result }: { result: ScanResult }) {
 registerKind({
   kind: 'scan',
   title: 'Scan',
-  description: 'Walk a repository (honouring .gitignore): files, lines and bytes per language and directory, and the stack of every service.',
-  fields: [ROOT_FIELD, REF_FIELD],
+  description: 'Walk a repository (honouring .gitignore): files, lines, bytes and tokens per language and directory, definitions, and the stack of every service.',
+  fields: [ROOT_FIELD, REF_FIELD, { name: 'linesOnly', label: 'Lines and bytes only (no tokens or definitions)', type: 'checkbox', hint: 'Skips the code index: much faster on a repository never scanned before.' }],
   validate(values) {
     return { root: rootProblem(values.root), ref: refProblem(values) };
   },
-  toInput: (values): ScanInput => repositoryInput(values),
+  toInput: (values): ScanInput => ({ ...repositoryInput(values), ...(values.linesOnly === true ? { codeIndex: false } : {}) }),
   fieldFor: (error) => workspaceFieldFor(error, ['root', 'ref']),
   summary: repositorySummary,
   Result: ({ result }) => html`<${ScanResultView} result=${result as ScanResult} />`,

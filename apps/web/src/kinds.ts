@@ -75,23 +75,6 @@ export const ROOT_FIELD: FieldDef = {
   hint: 'A git URL (https://), fetched by the worker at the ref below; or an absolute path inside the workspace roots of this Quarry.',
 };
 
-/** For kinds that read a directory only (the code index): a path, as before. */
-export const PATH_FIELD: FieldDef = {
-  name: 'root',
-  label: 'Repository path',
-  type: 'text',
-  placeholder: '/absolute/path/to/repo',
-  hint: 'An absolute path inside the workspace roots of this Quarry (git URLs: scan, detect, mentions and interpret).',
-};
-
-/** What is wrong with a directory path, for the kinds that take nothing else. */
-export function pathProblem(value: unknown): string | undefined {
-  const root = String(value ?? '').trim();
-  if (!root) return 'Enter the path of a repository.';
-  if (!root.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(root)) return 'Use an absolute path, starting with "/".';
-  return root.length > 4096 ? 'A path is at most 4,096 characters.' : undefined;
-}
-
 /** The optional ref beside a git URL. */
 export const REF_FIELD: FieldDef = {
   name: 'ref',

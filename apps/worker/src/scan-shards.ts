@@ -6,6 +6,7 @@ import IORedis from 'ioredis';
 import { describeShardPaths, runShard, workerId, type ShardExecutor, type ShardOutcome, type ShardTask } from '@quarry/blob-scan';
 import { QuarryError } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig, Logger } from '@quarry/config';
+import { CodeIndexScanStep } from '@quarry/code-index';
 import { BlobFactRepository } from '@quarry/db';
 import { cancelChannel, redisOptions, SCAN_SHARD_OPTIONS, SCAN_SHARD_QUEUE, type ScanShardData } from '@quarry/queue';
 import type { ResolvedSource } from '@quarry/snapshot';
@@ -48,15 +49,16 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
     @Inject(WORKER_LOGGER) private readonly logger: Logger,
     private readonly snapshots: JobSnapshots,
     private readonly facts: BlobFactRepository,
+    private readonly codeIndex: CodeIndexScanStep,
   ) {
     this.connection = new IORedis(redisOptions(config.redisUrl));
     this.queue = new Queue(SCAN_SHARD_QUEUE, { connection: this.connection, prefix: config.queuePrefix });
   }
 
-  /** The executor of one scan: its shards become jobs any worker may take. */
-  executorFor(parentId: string, source: ResolvedSource): ShardExecutor {
+  /** The executor of one scan: its shards become jobs any worker may take (and index their blobs for the code index unless `codeIndex` is false). */
+  executorFor(parentId: string, source: ResolvedSource, codeIndex = true): ShardExecutor {
     if (!('git' in source)) throw new Error('only a git source can be read by other workers');
-    return { run: (tasks, options) => this.runShards(parentId, source, tasks, options) };
+    return { run: (tasks, options) => this.runShards(parentId, source, tasks, options, codeIndex) };
   }
 
   private async runShards(
@@ -64,6 +66,7 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
     source: { git: string; ref: string; commit: string },
     tasks: readonly ShardTask[],
     options: { signal: AbortSignal; onProgress: (index: number, done: number, worker?: string) => void },
+    codeIndex: boolean,
   ): Promise<ShardOutcome[]> {
     const { signal } = options;
     // The id names the scan and the shard's files: a scan run again (a retry, the reconciler) finds
@@ -72,7 +75,7 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
     await this.queue.addBulk(
       tasks.map((task, index) => ({
         name: 'shard',
-        data: { parentId, source: { git: source.git, ref: source.ref, commit: source.commit }, files: task.files.map(({ path, blob }) => ({ path, blob })), index: task.index, count: tasks.length },
+        data: { parentId, source: { git: source.git, ref: source.ref, commit: source.commit }, files: task.files.map(({ path, blob }) => ({ path, blob })), index: task.index, count: tasks.length, codeIndex },
         opts: { ...SCAN_SHARD_OPTIONS, jobId: ids[index] },
       })),
     );
@@ -160,6 +163,7 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
       try {
         const outcome = await runShard(snapshot, job.data.files, this.facts, {
           worker: this.id,
+          derive: job.data.codeIndex === false ? undefined : this.codeIndex,
           signal: abort,
           onProgress: (done) => {
             const now = Date.now();

@@ -2,8 +2,8 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ConfigModule, QuarryConfig } from '@quarry/config';
 import { FileCache } from '@quarry/workspace';
-import { CodeIndexCache } from '@quarry/code-index';
-import { DbModule } from '@quarry/db';
+import { CodeIndexCache, CodeIndexScanStep } from '@quarry/code-index';
+import { BlobCodeIndexRepository, DbModule } from '@quarry/db';
 import { HandlerRegistry } from './handler-registry';
 import { FetchProcessor } from './processors/fetch.processor';
 import { ChildJobs } from './child-jobs';
@@ -22,6 +22,8 @@ import { workerLoggerProvider } from './worker-logger';
 const workspaceFilesProvider = { provide: FileCache, useFactory: () => new FileCache() };
 /** One code index per worker process (trees indexed once per state), shared by @symbol: mentions, symbols, map and pack. */
 const codeIndexProvider = { provide: CodeIndexCache, useFactory: () => new CodeIndexCache() };
+/** The code index as a scan step: each shard indexes its blobs into Postgres, the scan sums the rows. */
+const codeIndexScanStepProvider = { provide: CodeIndexScanStep, inject: [BlobCodeIndexRepository], useFactory: (store: BlobCodeIndexRepository) => new CodeIndexScanStep(store) };
 
 /** Every job handler this worker build has; the registry checks them against BUILT_KINDS. */
 export const PROCESSORS = [ScanProcessor, FetchProcessor, DetectProcessor, MentionsProcessor, InterpretProcessor, SymbolsProcessor, MapProcessor, PackProcessor];
@@ -33,7 +35,7 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [ConfigModule.forRoot(config), DbModule, DiscoveryModule],
-      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, JobSnapshots, ScanShards, ChildJobs, workspaceFilesProvider, codeIndexProvider, ...processors],
+      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, JobSnapshots, ScanShards, ChildJobs, workspaceFilesProvider, codeIndexProvider, codeIndexScanStepProvider, ...processors],
     };
   }
 }

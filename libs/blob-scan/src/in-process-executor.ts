@@ -1,5 +1,6 @@
 import os from 'node:os';
 import type { Snapshot } from '@quarry/snapshot';
+import type { BlobDerivation } from './blob-derivation';
 import type { BlobFactStore } from './blob-facts';
 import type { ShardTask } from './plan';
 import { runShard, type ShardOutcome } from './run-shard';
@@ -16,6 +17,7 @@ export class InProcessShardExecutor implements ShardExecutor {
     private readonly store: BlobFactStore,
     private readonly concurrency = 2,
     private readonly worker = workerId(),
+    private readonly derive?: BlobDerivation,
   ) {}
 
   async run(tasks: readonly ShardTask[], options: { signal: AbortSignal; onProgress: (index: number, done: number, worker?: string) => void }): Promise<ShardOutcome[]> {
@@ -27,6 +29,7 @@ export class InProcessShardExecutor implements ShardExecutor {
         options.signal.throwIfAborted();
         outcomes[task.index] = await runShard(this.snapshot, task.files, this.store, {
           worker: this.worker,
+          derive: this.derive,
           signal: options.signal,
           onProgress: (done) => options.onProgress(task.index, done, this.worker),
         });

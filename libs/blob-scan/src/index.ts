@@ -4,6 +4,7 @@
  * blobs, and the scan result assembled from the commit's entries and the facts of their blobs.
  */
 export { type BlobFact, type BlobFactStore, MemoryBlobFacts, factOf, measureOf } from './blob-facts';
+export { type BlobDerivation, type BlobPath } from './blob-derivation';
 export { assembleScan, type AssembleInput } from './assemble';
 export { planShards, describeShardPaths, DEFAULT_SHARD_LIMITS, ESTIMATED_FILE_BYTES, type ShardFile, type ShardTask, type ShardLimits } from './plan';
 export { runShard, type ShardOutcome, type RunShardOptions } from './run-shard';

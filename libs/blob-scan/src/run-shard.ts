@@ -1,6 +1,7 @@
 import type { Snapshot } from '@quarry/snapshot';
 import { measureContent, type FileMeasure } from '@quarry/workspace';
 import { factOf, type BlobFact, type BlobFactStore } from './blob-facts';
+import type { BlobDerivation } from './blob-derivation';
 import type { ShardFile } from './plan';
 
 /** What a shard reports back to its scan. */
@@ -18,6 +19,8 @@ export interface RunShardOptions {
   signal?: AbortSignal;
   /** Files done so far in this shard. */
   onProgress?: (done: number) => void;
+  /** Per-blob work beyond the facts (the code index), run on the shard's blobs after them. */
+  derive?: BlobDerivation;
 }
 
 /** Facts are written in batches this size while the shard runs: a killed shard leaves its finished batches. */
@@ -30,7 +33,9 @@ const RECORD_BATCH = 1_000;
  * without (a directory) are read once for both their blob id and their measure.
  */
 export async function runShard(snapshot: Snapshot, files: readonly ShardFile[], store: BlobFactStore, options: RunShardOptions): Promise<ShardOutcome> {
-  const { signal, onProgress } = options;
+  const { signal } = options;
+  // With a derivation, reading the facts is the quick part: the bar follows the derivation instead.
+  const onProgress = options.derive ? undefined : options.onProgress;
   const outcome: ShardOutcome = { worker: options.worker, processed: 0, blobs: [] };
   let pending: BlobFact[] = [];
   let done = 0;
@@ -73,5 +78,7 @@ export async function runShard(snapshot: Snapshot, files: readonly ShardFile[], 
   }
   flush();
   await writes;
+  await options.derive?.derive(snapshot, [...files.flatMap((file) => (file.blob === undefined ? [] : [{ path: file.path, blob: file.blob }])), ...outcome.blobs.map(([path, blob]) => ({ path, blob }))], signal, options.onProgress);
+  if (options.derive) options.onProgress?.(files.length);
   return outcome;
 }

@@ -4,6 +4,7 @@ import { number } from '@quarry/render';
 import type { Snapshot } from '@quarry/snapshot';
 import type { FileMeasure } from '@quarry/workspace';
 import { assembleScan } from './assemble';
+import type { BlobDerivation } from './blob-derivation';
 import type { BlobFactStore } from './blob-facts';
 import { DEFAULT_SHARD_LIMITS, planShards, type ShardFile, type ShardLimits, type ShardTask } from './plan';
 import type { ShardOutcome } from './run-shard';
@@ -28,6 +29,11 @@ export interface ShardedScanOptions {
    */
   inline?: ShardExecutor;
   inlineBelowFiles?: number;
+  /**
+   * Per-blob work beyond the facts (the code index), which the executors' shards run: blobs it
+   * lacks are read again even when their facts are known, and it adds to the result.
+   */
+  derive?: BlobDerivation;
 }
 
 /** A scan with this few files left to read runs them in place when it can (`inline`). */
@@ -62,13 +68,14 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
   const listedBlobs = new Set<string>();
   for (const blob of blobs) if (blob !== undefined) listedBlobs.add(blob);
   const known = await store.lookup([...listedBlobs]);
+  const underived = options.derive ? await options.derive.missing(pathsOf(paths, blobs, (blob) => known.has(blob))) : new Set<string>();
 
   const toRead: ShardFile[] = [];
   const seen = new Set<string>();
   for (let index = 0; index < paths.length; index++) {
     const blob = blobs[index];
     if (blob === undefined) toRead.push({ path: paths[index] });
-    else if (!known.has(blob) && !seen.has(blob)) {
+    else if ((!known.has(blob) || underived.has(blob)) && !seen.has(blob)) {
       seen.add(blob);
       toRead.push({ path: paths[index], blob });
     }
@@ -140,9 +147,11 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
     largestFiles: options.largestFiles,
     durationMs: Math.round(performance.now() - started),
   });
+  const derived = options.derive?.summarize ? await options.derive.summarize(snapshot, pathsOf(paths, blobs, () => true), signal) : {};
   const workerIds = [...finishedBy].sort();
   return {
     ...result,
+    ...derived,
     shards: tasks.length,
     workers: workerIds.length,
     workerIds,
@@ -152,4 +161,14 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
 
 function* zip<A, B>(first: readonly A[], second: readonly B[]): Generator<[A, B]> {
   for (let index = 0; index < first.length; index++) yield [first[index], second[index]];
+}
+
+/** The (path, blob) pairs of the files whose blob is known and passes `keep`. */
+function pathsOf(paths: readonly string[], blobs: ReadonlyArray<string | undefined>, keep: (blob: string) => boolean): { path: string; blob: string }[] {
+  const pairs: { path: string; blob: string }[] = [];
+  for (let index = 0; index < paths.length; index++) {
+    const blob = blobs[index];
+    if (blob !== undefined && keep(blob)) pairs.push({ path: paths[index], blob });
+  }
+  return pairs;
 }

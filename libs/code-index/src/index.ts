@@ -14,4 +14,8 @@ export { compilePathFilter, type PathTest, type PathFilterOptions } from './pack
 export { streamSink, StringSink, type PackSink } from './pack/sinks';
 export { listLocalTree, type TreeEntry, type TreeListing } from './local/local-tree';
 export { CodeIndexCache, sharedCodeIndexCache, indexBlob, type IndexedFile, type IndexedTree, type CodeIndexCacheOptions, type TreeIndexOptions } from './local/tree-index';
-export { validateCodeIndexInput, findSymbols, mapTree, packTree, packToFile, pruneArtifacts, packArtifactName, isPackArtifactName, packContentType, TokenTotalsBuilder, type PackTreeOptions, type PackTreeResult } from './local/operations';
+export { validateCodeIndexInput, findSymbols, mapTree, packTree, packToFile, packToFileWith, pruneArtifacts, packArtifactName, isPackArtifactName, packContentType, TokenTotalsBuilder, type PackTreeOptions, type PackTreeResult } from './local/operations';
+export { indexVariant, blobIndexKey, distinctKeys, briefOf, MemoryBlobIndexStore, type BlobIndexKey, type BlobIndexBrief, type BlobIndexStore, type StoredBlobIndex } from './store/blob-index-store';
+export { indexMissingBlobs, sharedBlobIndexer, type BlobFile, type IndexBlobsOptions } from './store/index-blobs';
+export { listSnapshotFiles, indexSnapshotTree, packSnapshot, type IndexableSnapshot, type SnapshotFiles, type SnapshotIndexOptions, type SnapshotPackOptions } from './store/snapshot-index';
+export { CodeIndexScanStep, summarizeBriefs } from './store/scan-step';

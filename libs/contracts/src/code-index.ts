@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { resolvedSourceSchema, withRepository } from './source';
 
 /*
  * The code-index kinds: `symbols` (where is X defined), `map` (the ranked repo map within a token
@@ -8,7 +9,6 @@ import { z } from 'zod';
  * `symbol_invalid`) with a suggestion, not a generic schema error.
  */
 
-const root = z.string().min(1).max(4096);
 export const TOKEN_ENCODING_NAMES = ['o200k_base', 'cl100k_base'] as const;
 const encoding = z.enum(TOKEN_ENCODING_NAMES);
 const globs = z.array(z.string().max(1000)).max(100);
@@ -37,8 +37,14 @@ const tokenTotalsSchema = z.object({
   largestFiles: z.array(z.object({ path: z.string(), tokens: z.number().int() })),
 });
 
-export const symbolsInputSchema = z.object({
-  root,
+/*
+ * Each kind reads a repository like `scan`: `source` ({git, ref?} or {path}) or the older `root`
+ * (a local path). Results name the commit they describe (`source`), and read the per-blob rows
+ * the scan's shards stored (computing the missing ones).
+ */
+const source = resolvedSourceSchema.optional();
+
+export const symbolsInputSchema = withRepository({
   /** `Name`, `Class.method`, `Ns::fn`: the ranked definitions of that name. Absent → every definition (filtered by `path`). */
   name: z.string().max(1000).optional(),
   /** Only files matching this glob (fast-glob semantics, root-relative). */
@@ -51,10 +57,11 @@ export const symbolsResultSchema = z.object({
   total: z.number().int(),
   truncated: z.boolean(),
   files: z.number().int(),
+  /** The commit the definitions come from (absent for a local tree read in-process). */
+  source,
 });
 
-export const mapInputSchema = z.object({
-  root,
+export const mapInputSchema = withRepository({
   /** The budget: the map has at most this many tokens. */
   tokens: z.number().default(2048),
   /** Files (root-relative paths) or symbol names to personalise the ranking toward. */
@@ -72,10 +79,10 @@ export const mapResultSchema = z.object({
   focus: z.object({ paths: z.array(z.string()), symbols: z.array(z.string()) }),
   /** The repository's tokens (o200k_base, each text file's content) per language and directory. */
   repository: tokenTotalsSchema,
+  source,
 });
 
-export const packInputSchema = z.object({
-  root,
+export const packInputSchema = withRepository({
   style: z.string().max(64).default('xml'),
   include: globs.optional(),
   ignore: globs.optional(),
@@ -96,6 +103,7 @@ export const packResultSchema = z.object({
   redactions: z.number().int(),
   compressed: z.number().int(),
   omitted: z.number().int(),
+  /** `filtered`: files the globs left out; `binary`: selected files that are binary; `secretFiles`: credential files left out whole. */
   skipped: z.object({ binary: z.number().int(), filtered: z.number().int(), secretFiles: z.number().int() }),
   /** The packed files' tokens per language and directory. */
   totals: tokenTotalsSchema,
@@ -108,4 +116,5 @@ export const packResultSchema = z.object({
     path: z.string().optional(),
   }),
   durationMs: z.number().int(),
+  source,
 });

@@ -3,7 +3,15 @@ import { detectResultSchema } from './kinds-planned';
 import { resolvedSourceSchema, withRepository } from './source';
 
 /** `source` (a git URL and ref, or a path), or `root`: an absolute path inside one of the workspace roots. */
-export const scanInputSchema = withRepository({});
+export const scanInputSchema = withRepository({
+  /**
+   * Also index every blob for the code index (real token counts, tree-sitter symbols, secrets),
+   * stored per blob and reused by every later scan, `symbols`, `map`, `pack` and `@symbol:`; the
+   * result gains `tokens` and `symbols`. Default true; false counts lines and bytes only (several
+   * times faster on a tree never indexed before).
+   */
+  codeIndex: z.boolean().optional(),
+});
 export type ScanInput = z.infer<typeof scanInputSchema>;
 
 const languageStatsSchema = z.object({
@@ -43,6 +51,28 @@ export const scanResultSchema = z.object({
   workerIds: z.array(z.string()).optional(),
   /** The commit's distinct blobs: read by this scan (`processed`) or known from an earlier one (`reused`). */
   blobs: z.object({ total: z.number().int(), processed: z.number().int(), reused: z.number().int() }).optional(),
+  /**
+   * The code index's tokens (o200k_base): the sum over text files of each file's content tokens,
+   * per language and per top-level directory (files directly in the root count under "."), from
+   * the per-blob rows the shards stored. Absent when the scan ran without the code index.
+   */
+  tokens: z
+    .object({
+      total: z.number().int(),
+      encoding: z.string(),
+      byLanguage: z.array(z.object({ language: z.string(), files: z.number().int(), tokens: z.number().int() })),
+      byDirectory: z.array(z.object({ path: z.string(), files: z.number().int(), tokens: z.number().int() })),
+    })
+    .optional(),
+  /** Definitions found by the code index (tree-sitter), and how the files of languages with a grammar parsed. */
+  symbols: z
+    .object({
+      definitions: z.number().int(),
+      files: z.object({ parsed: z.number().int(), failed: z.number().int(), skipped: z.number().int() }),
+      /** Files without symbols although their language has a grammar (it failed, or the file is too large). */
+      warnings: z.number().int(),
+    })
+    .optional(),
 });
 export type ScanResult = z.infer<typeof scanResultSchema>;
 export type LanguageStats = z.infer<typeof languageStatsSchema>;

@@ -9,3 +9,4 @@ export * from './llm-answer-repository';
 export * from './blob-fact-repository';
 export * from './job-write-batcher';
 export * from './group-commit';
+export * from './blob-code-index-repository';

@@ -98,8 +98,10 @@ export const JOB_TOOLS: readonly ToolSpec[] = [
     kind: 'scan',
     title: 'Scan a whole repository',
     description:
-      'Scan a whole repository (gitignore-aware): files, bytes and lines per language, the largest files, files per top-level directory, what was skipped (binary, ignored, symlinks), and the stack of every service. Long-running on large trees: it returns when the scan is done, sends progress notifications if you pass a progressToken, and cancelling the call cancels the scan.',
-    fields: {},
+      'Scan a whole repository (gitignore-aware): files, bytes and lines per language, the largest files, files per top-level directory, what was skipped (binary, ignored, symlinks), real token counts (o200k_base) per language and directory, the number of definitions, and the stack of every service. Long-running on large trees the first time (every file is tokenized and parsed; later scans of any commit reuse each unchanged file\'s index): it returns when the scan is done, sends progress notifications if you pass a progressToken, and cancelling the call cancels the scan.',
+    fields: {
+      codeIndex: 'Also count tokens and find definitions (default true); false counts files, bytes and lines only, much faster on a repository never scanned before.',
+    },
     output: scanResultSchema,
     annotations: READ_ONLY,
     present: (result) => ({

@@ -12,6 +12,8 @@ export interface ScanShardData {
   files: Array<{ path: string; blob?: string }>;
   index: number;
   count: number;
+  /** Index the blobs for the code index too (tokens, symbols); absent means yes. */
+  codeIndex?: boolean;
 }
 
 /**

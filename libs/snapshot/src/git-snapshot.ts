@@ -67,6 +67,15 @@ export class GitSnapshot implements Snapshot {
     return content;
   }
 
+  async prefetch(relatives: readonly string[], signal?: AbortSignal): Promise<void> {
+    const oids: string[] = [];
+    for (const relative of relatives) {
+      const oid = this.tree.oid(normalize(relative));
+      if (oid) oids.push(oid);
+    }
+    await this.repository.ensureBlobs(oids, signal);
+  }
+
   async readRange(relative: string, start: number, end: number): Promise<Buffer | undefined> {
     return (await this.readFile(relative))?.subarray(start, end);
   }

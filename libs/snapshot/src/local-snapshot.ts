@@ -101,6 +101,10 @@ export class LocalSnapshot implements Snapshot {
     }
   }
 
+  async prefetch(): Promise<void> {
+    // The files are on this disk already.
+  }
+
   async readRange(relative: string, start: number, end: number): Promise<Buffer | undefined> {
     return (await this.readFile(relative))?.subarray(start, end);
   }

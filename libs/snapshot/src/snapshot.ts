@@ -49,6 +49,11 @@ export interface Snapshot extends ScanSource {
   readBlob(relative: string): Promise<{ blob: string; content: Buffer } | undefined>;
   /** A file's bytes (at most `maxBytes`: more is undefined), or undefined when it is missing. */
   readFile(relative: string, options?: { maxBytes?: number }): Promise<Buffer | undefined>;
+  /**
+   * Makes these files' contents local in one batch before they are read one by one (a commit's
+   * blobs missing from the partial clone are fetched together; a directory has nothing to do).
+   */
+  prefetch(relatives: readonly string[], signal?: AbortSignal): Promise<void>;
   /** Bytes [start, end) of a file. */
   readRange(relative: string, start: number, end: number): Promise<Buffer | undefined>;
   measure(files: readonly string[], onMeasured: (relative: string, measure: FileMeasure) => void, options?: MeasureFilesOptions): Promise<void>;

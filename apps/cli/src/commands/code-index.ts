@@ -5,7 +5,7 @@ import { loadConfig } from '@quarry/config';
 import { EXIT } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { ClientOptions, clientFrom, report } from './jobs';
-import { localRoot } from './local';
+import { localRoot, repositoryInput, withLocalSnapshot } from './local';
 
 /*
  * `quarry symbols`, `quarry map` and `quarry pack`: as jobs on a gateway (the worker's code index
@@ -14,6 +14,8 @@ import { localRoot } from './local';
 
 interface CommonOptions extends ClientOptions {
   local?: boolean;
+  /** A git URL's branch, tag or commit (default: the remote's HEAD). */
+  ref?: string;
 }
 
 export interface SymbolsOptions extends CommonOptions {
@@ -38,23 +40,23 @@ export interface PackOptions extends CommonOptions {
   output?: string;
 }
 
-/** `quarry symbols PATH [--name N] [--path GLOB]`: definitions, `[{path, name, kind, line, …}]` with --json. */
+/** `quarry symbols PATH|URL [--ref R] [--name N] [--path GLOB]`: definitions, `[{path, name, kind, line, …}]` with --json. */
 export async function symbolsCommand(target: string, options: SymbolsOptions): Promise<number> {
   const input: JobInput<'symbols'> = {
-    root: path.resolve(target),
+    ...repositoryInput(target, options.ref),
     ...(options.name === undefined ? {} : { name: options.name }),
     ...(options.path === undefined ? {} : { path: options.path }),
     limit: options.limit ?? 100_000,
   };
   const { formatSymbols } = await import('@quarry/render');
   const print = (result: JobResult<'symbols'>) => (options.json ? JSON.stringify(result.definitions, null, 2) : formatSymbols(result));
-  return run('symbols', input, options, print, async (code, root, onProgress) => code.findSymbols(await code.sharedCodeIndexCache().tree(root, { onProgress }), input));
+  return run('symbols', input, options, print, async (code, tree) => code.findSymbols(await tree(), input));
 }
 
-/** `quarry map PATH --tokens N [--focus FILE|SYMBOL…]`: the ranked map on stdout. */
+/** `quarry map PATH|URL [--ref R] --tokens N [--focus FILE|SYMBOL…]`: the ranked map on stdout. */
 export async function mapCommand(target: string, options: MapOptions): Promise<number> {
   const input: JobInput<'map'> = {
-    root: path.resolve(target),
+    ...repositoryInput(target, options.ref),
     tokens: options.tokens,
     ...(options.focus?.length ? { focus: options.focus } : {}),
     encoding: options.tokensEncoding ?? 'o200k_base',
@@ -65,7 +67,7 @@ export async function mapCommand(target: string, options: MapOptions): Promise<n
     process.stderr.write(`${formatMap({ ...result, text: '' }).trim()}\n`);
     return result.text;
   };
-  return run('map', input, options, print, async (code, root, onProgress) => code.mapTree(await code.sharedCodeIndexCache().tree(root, { onProgress }), input));
+  return run('map', input, options, print, async (code, tree) => code.mapTree(await tree(), input));
 }
 
 /**
@@ -76,7 +78,7 @@ export async function mapCommand(target: string, options: MapOptions): Promise<n
 export async function packCommand(target: string, options: PackOptions): Promise<number> {
   const style = options.style ?? 'xml';
   const input: JobInput<'pack'> = {
-    root: path.resolve(target),
+    ...repositoryInput(target, options.ref),
     style,
     ...(options.include?.length ? { include: options.include } : {}),
     ...(options.ignore?.length ? { ignore: options.ignore } : {}),
@@ -99,26 +101,40 @@ export async function packCommand(target: string, options: PackOptions): Promise
     if (outcome.status === 'succeeded') await client.download(job.id, fs.createWriteStream(output));
     return report(outcome, { ...options, json: false }, job.id, (result) => print(result as JobResult<'pack'>));
   }
-  const root = await localRoot(input.root);
   const display = new ProgressDisplay('pack');
-  const result = await code.packToFile(root, input, output, {
-    cache: code.sharedCodeIndexCache(),
-    onProgress: (progress) => !options.json && display.update(progress),
-    title: path.basename(root),
-  });
+  const onProgress = (progress: { stage: string; done: number; total?: number; message?: string }) => !options.json && display.update(progress);
+  let result: JobResult<'pack'>;
+  if ('source' in input && input.source !== undefined) {
+    // A git URL: its commit fetched into this process's cache, the files indexed (or reused) in memory.
+    const indexer = await code.sharedBlobIndexer(input.encoding);
+    const packed = await withLocalSnapshot(loadConfig(), { source: input.source as { git: string; ref?: string } }, (snapshot) =>
+      code.packToFileWith(output, (sink) => code.packSnapshot(snapshot, input, sink, { store: processStore(code), indexer, onProgress, title: path.basename(snapshot.root).replace(/\.git$/, '') })),
+    );
+    result = { ...packed.result, source: packed.source };
+  } else {
+    const root = await localRoot(input.root as string);
+    result = await code.packToFile(root, input, output, { cache: code.sharedCodeIndexCache(), onProgress, title: path.basename(root) });
+  }
   display.end();
   console.log(print({ ...result, artifact: { ...result.artifact, path: output } }));
   return EXIT.ok;
 }
 
 type CodeIndexModule = typeof import('@quarry/code-index');
+type IndexedTree = import('@quarry/code-index').IndexedTree;
+
+let memoryStore: import('@quarry/code-index').MemoryBlobIndexStore | undefined;
+/** This process's per-blob rows (`--local` has no Postgres): blobs shared by commits are indexed once per run. */
+function processStore(code: CodeIndexModule) {
+  return (memoryStore ??= new code.MemoryBlobIndexStore());
+}
 
 async function run<K extends JobKind>(
   kind: K,
   input: JobInput<K>,
   options: CommonOptions,
   print: (result: JobResult<K>) => string,
-  local: (code: CodeIndexModule, root: string, onProgress: (progress: { stage: string; done: number; total?: number; message?: string }) => void) => Promise<JobResult<K>>,
+  local: (code: CodeIndexModule, tree: () => Promise<IndexedTree>) => Promise<JobResult<K>>,
 ): Promise<number> {
   const code = await import('@quarry/code-index');
   code.validateCodeIndexInput(kind as 'symbols' | 'map' | 'pack', input as Record<string, unknown>);
@@ -130,10 +146,19 @@ async function run<K extends JobKind>(
     display.end();
     return report(outcome, { ...options, json: false }, job.id, (result) => print(result as JobResult<K>));
   }
-  loadConfig();
-  const root = await localRoot((input as { root: string }).root);
+  const config = loadConfig();
   const display = new ProgressDisplay(kind);
-  const result = await local(code, root, (progress) => !options.json && display.update(progress));
+  const onProgress = (progress: { stage: string; done: number; total?: number; message?: string }) => !options.json && display.update(progress);
+  const { root, source } = input as { root?: string; source?: { git: string; ref?: string } };
+  let result: JobResult<K>;
+  if (source !== undefined) {
+    // A git URL: fetched into this process's cache; each blob indexed once per process.
+    const done = await withLocalSnapshot(config, { source }, async (snapshot) => local(code, () => code.sharedCodeIndexCache().snapshotTree(snapshot, processStore(code), { onProgress })));
+    result = { ...done.result, source: done.source };
+  } else {
+    const directory = await localRoot(root as string);
+    result = await local(code, () => code.sharedCodeIndexCache().tree(directory, { onProgress }));
+  }
   display.end();
   console.log(print(result));
   return EXIT.ok;

@@ -8,6 +8,7 @@ import { QuarryError } from '@quarry/contracts';
 import { InProcessShardExecutor, MemoryBlobFacts, shardedScan, ThreadShardExecutor, type ThreadShardSource } from '@quarry/blob-scan';
 import type { Snapshot } from '@quarry/snapshot';
 import { repositoryInput, withLocalSnapshot } from './local';
+import { CodeIndexScanStep, MemoryBlobIndexStore } from '@quarry/code-index';
 
 
 export interface ClientOptions {
@@ -21,11 +22,11 @@ export function clientFrom(options: ClientOptions): QuarryClient {
 }
 
 /** `quarry scan PATH|URL [--ref REF]`: submit, watch with a progress display, print the result. */
-export async function scanCommand(target: string, options: ClientOptions & { wait: boolean; local?: boolean; ref?: string }): Promise<number> {
+export async function scanCommand(target: string, options: ClientOptions & { wait: boolean; local?: boolean; ref?: string; codeIndex?: boolean }): Promise<number> {
   const input = repositoryInput(target, options.ref);
   if (options.local) return scanLocally(input, options);
   const client = clientFrom(options);
-  const job = await client.submit('scan', input);
+  const job = await client.submit('scan', { ...input, ...(options.codeIndex === false ? { codeIndex: false } : {}) });
   if (!options.wait) {
     print(options, job, `queued scan ${job.id}`);
     return EXIT.ok;
@@ -46,7 +47,7 @@ export async function scanCommand(target: string, options: ClientOptions & { wai
  * `quarry scan PATH PATH...`: one batch request for all the paths (a refused path gets its typed
  * error, the others run), then waits for every job and prints each summary.
  */
-export async function scanManyCommand(targets: string[], options: ClientOptions & { wait: boolean; local?: boolean; ref?: string }): Promise<number> {
+export async function scanManyCommand(targets: string[], options: ClientOptions & { wait: boolean; local?: boolean; ref?: string; codeIndex?: boolean }): Promise<number> {
   const inputs = targets.map((target) => repositoryInput(target, options.ref));
   if (options.local) {
     let code: number = EXIT.ok;
@@ -55,7 +56,7 @@ export async function scanManyCommand(targets: string[], options: ClientOptions 
   }
   const client = clientFrom(options);
   const roots = inputs.map((input) => ('root' in input ? input.root : input.source.git));
-  const answer = await client.submitMany(inputs.map((input) => ({ kind: 'scan', input })));
+  const answer = await client.submitMany(inputs.map((input) => ({ kind: 'scan', input: { ...input, ...(options.codeIndex === false ? { codeIndex: false } : {}) } })));
   const outcomes: Array<{ root: string; id?: string; outcome?: JobOutcome; error?: QuarryErrorBody }> = answer.items.map((item) =>
     item.ok ? { root: roots[item.index], id: item.job.id } : { root: roots[item.index], error: item.error },
   );
@@ -91,20 +92,24 @@ function threadSourceOf(snapshot: Snapshot): ThreadShardSource {
 }
 
 /** In-process scan (no server needed), for quick looks and for comparing with a job's result. */
-async function scanLocally(input: ReturnType<typeof repositoryInput>, options: ClientOptions): Promise<number> {
+async function scanLocally(input: ReturnType<typeof repositoryInput>, options: ClientOptions & { codeIndex?: boolean }): Promise<number> {
   const display = new ProgressDisplay('scan');
   try {
     const config = loadConfig();
     // The workers' code path, in this process: shards over blobs run by runShard on worker threads
-    // (each with its own snapshot of the same commit or directory), facts kept in memory (no Redis,
-    // no Postgres). A scan with a few files left to read runs them here: a thread costs more to start.
+    // (each with its own snapshot of the same commit or directory), facts and code index kept in
+    // memory (no Redis, no Postgres). A scan with a few files left to read runs them here: a thread
+    // costs more to start. The threads record facts; the code index of the blobs they read is
+    // derived here when the result is assembled (its store lives in this thread).
+    const derive = options.codeIndex === false ? undefined : new CodeIndexScanStep(new MemoryBlobIndexStore());
     const { result, source } = await withLocalSnapshot(config, input, (snapshot) => {
       const facts = new MemoryBlobFacts();
       const providerOptions = { workspaceRoots: ['/'], git: { dataDir: config.dataDir, allow: config.fetch.allow, ...config.git } };
       return shardedScan(snapshot, {
         store: facts,
+        derive,
         executor: new ThreadShardExecutor(threadSourceOf(snapshot), providerOptions, facts),
-        inline: new InProcessShardExecutor(snapshot, facts, 1),
+        inline: new InProcessShardExecutor(snapshot, facts, 1, undefined, derive),
         signal: new AbortController().signal,
         limits: config.shardLimits,
         onProgress: (progress) => !options.json && display.update(progress),

@@ -8,7 +8,7 @@ import { InProcessJobs, WorkspaceOperations, type JobWork, type QuarryBackend, t
 import { expandMentions } from '@quarry/mentions';
 import { FileCache } from '@quarry/workspace';
 import path from 'node:path';
-import { CodeIndexCache, findSymbols, mapTree, packArtifactName, packToFile } from '@quarry/code-index';
+import { CodeIndexCache, MemoryBlobIndexStore, findSymbols, mapTree, packArtifactName, packSnapshot, packToFile, packToFileWith, sharedBlobIndexer, type IndexedTree } from '@quarry/code-index';
 import { repoReaderOf, snapshotProviderFor, type SnapshotProvider } from '@quarry/snapshot';
 import { localRoot, withLocalSnapshot } from '../commands/local';
 
@@ -22,6 +22,8 @@ export class InProcessBackend implements QuarryBackend {
   private readonly jobs = new InProcessJobs();
   private readonly files = new FileCache();
   private readonly codeIndex = new CodeIndexCache();
+  /** Per-blob code indexes of git URLs' commits, for the session (no Postgres here). */
+  private readonly blobIndexes = new MemoryBlobIndexStore();
   private readonly operations: WorkspaceOperations;
   /** The file tools' git URLs: this process's cache under QUARRY_DATA_DIR, as the --local commands use. */
   private readonly snapshots: SnapshotProvider;
@@ -48,6 +50,21 @@ export class InProcessBackend implements QuarryBackend {
 
   runWorkspaceTool<T extends WorkspaceToolName>(name: T, input: WorkspaceToolInput<T>, signal: AbortSignal): Promise<WorkspaceToolResult<T>> {
     return this.operations.run(name, input, signal);
+  }
+
+  /** The indexed tree of a code-index job's repository: a git URL's commit (rows in memory), or a local directory. */
+  private async onTree<R extends object>(
+    input: { root?: string; source?: { git: string; ref?: string } | { path: string } },
+    signal: AbortSignal,
+    onProgress: Parameters<JobWork<'symbols'>>[2],
+    work: (tree: IndexedTree) => R,
+  ): Promise<R> {
+    const target = repository(input);
+    if ('source' in target) {
+      const done = await withLocalSnapshot(this.config, target, async (snapshot) => work(await this.codeIndex.snapshotTree(snapshot, this.blobIndexes, { signal, onProgress })));
+      return { ...done.result, source: done.source };
+    }
+    return work(await this.codeIndex.tree(await localRoot(target.root), { signal, onProgress }));
   }
 
   async getJob(id: string) {
@@ -114,13 +131,23 @@ export class InProcessBackend implements QuarryBackend {
       });
       return interpretQuery({ query: input.query, context: input.context, root, llm: input.ai === 'off' ? undefined : this.llm, ai: input.ai, execute: input.execute, host, signal, onProgress });
     })).result,
-    symbols: async (input, signal, onProgress) => findSymbols(await this.codeIndex.tree(await localRoot(input.root), { signal, onProgress }), input),
-    map: async (input, signal, onProgress) => mapTree(await this.codeIndex.tree(await localRoot(input.root), { signal, onProgress }), input),
+    symbols: async (input, signal, onProgress) => this.onTree(input, signal, onProgress, (tree) => findSymbols(tree, input)),
+    map: async (input, signal, onProgress) => this.onTree(input, signal, onProgress, (tree) => mapTree(tree, input)),
     pack: async (input, signal, onProgress) => {
-      const root = await localRoot(input.root);
       const id = `pack-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
       const file = path.join(this.config.artifactDir, packArtifactName(id, input.style));
-      const result = await packToFile(root, input, file, { cache: this.codeIndex, signal, onProgress, title: path.basename(root) });
+      const target = repository(input);
+      let result: Awaited<ReturnType<typeof packToFile>>;
+      if ('source' in target) {
+        const indexer = await sharedBlobIndexer(input.encoding);
+        const packed = await withLocalSnapshot(this.config, target, (snapshot) =>
+          packToFileWith(file, (sink) => packSnapshot(snapshot, input, sink, { store: this.blobIndexes, indexer, signal, onProgress, title: path.basename(snapshot.root).replace(/\.git$/, '') })),
+        );
+        result = { ...packed.result, source: packed.source };
+      } else {
+        const root = await localRoot(target.root);
+        result = await packToFile(root, input, file, { cache: this.codeIndex, signal, onProgress, title: path.basename(root) });
+      }
       return { ...result, artifact: { ...result.artifact, path: file } };
     },
   };

@@ -2,26 +2,33 @@ import path from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import type { JobInput, JobResult } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
-import { CodeIndexCache, findSymbols, mapTree, packArtifactName, packToFile, pruneArtifacts } from '@quarry/code-index';
-import { resolveWorkspaceRoot } from '@quarry/workspace';
+import { CodeIndexCache, type BlobIndexStore, findSymbols, mapTree, packArtifactName, packSnapshot, packToFileWith, pruneArtifacts, sharedBlobIndexer } from '@quarry/code-index';
+import { BlobCodeIndexRepository } from '@quarry/db';
+import type { Snapshot } from '@quarry/snapshot';
 import { HandlesJob, JobContext, JobHandler } from '../job-handler';
+import { JobSnapshots } from '../job-snapshots';
 
 /**
- * The code-index kinds. One CodeIndexCache per worker process (shared with @symbol: mentions):
- * a tree is read and parsed once per state, then symbol lookups and maps reuse it.
+ * The code-index kinds, on a git URL at a ref or a directory (`source`, or `root`), through the
+ * worker's snapshot of the commit. Each file's index comes from the per-blob rows in Postgres
+ * (written by the scan's shards or an earlier job, whatever the commit); the missing ones are
+ * computed here and stored. One CodeIndexCache per worker process (shared with @symbol:
+ * mentions) keeps the decoded trees of recent commits, so repeated lookups decode nothing.
  */
 @Injectable()
 @HandlesJob('symbols')
 export class SymbolsProcessor implements JobHandler<'symbols'> {
   constructor(
-    @Inject(QUARRY_CONFIG) private readonly config: QuarryConfig,
+    private readonly snapshots: JobSnapshots,
     private readonly codeIndex: CodeIndexCache,
+    @Inject(BlobCodeIndexRepository) private readonly store: BlobIndexStore,
   ) {}
 
   async run(input: JobInput<'symbols'>, context: JobContext): Promise<JobResult<'symbols'>> {
-    const root = await resolveWorkspaceRoot(input.root, this.config.workspaceRoots);
-    const tree = await this.codeIndex.tree(root, { signal: context.signal, onProgress: context.progress });
-    return findSymbols(tree, input);
+    const { result, source } = await this.snapshots.run(input, context, async (snapshot) =>
+      findSymbols(await this.codeIndex.snapshotTree(snapshot, this.store, { signal: context.signal, onProgress: context.progress }), input),
+    );
+    return { ...result, source };
   }
 }
 
@@ -29,35 +36,48 @@ export class SymbolsProcessor implements JobHandler<'symbols'> {
 @HandlesJob('map')
 export class MapProcessor implements JobHandler<'map'> {
   constructor(
-    @Inject(QUARRY_CONFIG) private readonly config: QuarryConfig,
+    private readonly snapshots: JobSnapshots,
     private readonly codeIndex: CodeIndexCache,
+    @Inject(BlobCodeIndexRepository) private readonly store: BlobIndexStore,
   ) {}
 
   async run(input: JobInput<'map'>, context: JobContext): Promise<JobResult<'map'>> {
-    const root = await resolveWorkspaceRoot(input.root, this.config.workspaceRoots);
-    const tree = await this.codeIndex.tree(root, { signal: context.signal, onProgress: context.progress });
-    context.progress({ stage: 'ranking', done: 0, total: 1, message: `${tree.files.length} files` });
-    return mapTree(tree, input);
+    const { result, source } = await this.snapshots.run(input, context, async (snapshot) => {
+      const tree = await this.codeIndex.snapshotTree(snapshot, this.store, { signal: context.signal, onProgress: context.progress });
+      context.progress({ stage: 'ranking', done: 0, total: 1, message: `${tree.files.length} files` });
+      return mapTree(tree, input);
+    });
+    return { ...result, source };
   }
 }
 
 /**
- * Packs to `<artifact dir>/<job id>.<ext>`, streamed (memory holds the file list and a few files,
- * never the document); GET /v1/jobs/{id}/artifact serves it. A retried attempt overwrites it.
- * Documents older than QUARRY_ARTIFACT_TTL_MS are removed as a pack starts.
+ * Packs to `<artifact dir>/<job id>.<ext>`, streamed (memory holds the file list, each file's
+ * stored brief and a few files, never the document); GET /v1/jobs/{id}/artifact serves it. A
+ * retried attempt overwrites it. Documents older than QUARRY_ARTIFACT_TTL_MS are removed as a
+ * pack starts.
  */
 @Injectable()
 @HandlesJob('pack')
 export class PackProcessor implements JobHandler<'pack'> {
   constructor(
     @Inject(QUARRY_CONFIG) private readonly config: QuarryConfig,
-    private readonly codeIndex: CodeIndexCache,
+    private readonly snapshots: JobSnapshots,
+    @Inject(BlobCodeIndexRepository) private readonly store: BlobIndexStore,
   ) {}
 
   async run(input: JobInput<'pack'>, context: JobContext): Promise<JobResult<'pack'>> {
-    const root = await resolveWorkspaceRoot(input.root, this.config.workspaceRoots);
     await pruneArtifacts(this.config.artifactDir, this.config.artifactTtlMs);
     const file = path.join(this.config.artifactDir, packArtifactName(context.jobId, input.style));
-    return packToFile(root, input, file, { cache: this.codeIndex, signal: context.signal, onProgress: context.progress, title: path.basename(root) });
+    const indexer = await sharedBlobIndexer(input.encoding);
+    const { result, source } = await this.snapshots.run(input, context, (snapshot) =>
+      packToFileWith(file, (sink) => packSnapshot(snapshot, input, sink, { store: this.store, indexer, signal: context.signal, onProgress: context.progress, title: titleOf(snapshot) })),
+    );
+    return { ...result, source };
   }
+}
+
+/** The heading's name: the directory's, or the repository's (`linux` for `https://…/linux.git`). */
+export function titleOf(snapshot: Pick<Snapshot, 'root'>): string {
+  return path.basename(snapshot.root.replace(/\/+$/, '')).replace(/\.git$/, '') || 'repository';
 }

@@ -4,7 +4,8 @@ import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
 import { expandMentions } from '@quarry/mentions';
 import { closeSharedSearchPool } from '@quarry/search';
 import { FileCache } from '@quarry/workspace';
-import { CodeIndexCache } from '@quarry/code-index';
+import { CodeIndexCache, type BlobIndexStore } from '@quarry/code-index';
+import { BlobCodeIndexRepository } from '@quarry/db';
 import { ChildJobs } from '../child-jobs';
 import { HandlesJob, JobContext, JobHandler } from '../job-handler';
 import { JobSnapshots } from '../job-snapshots';
@@ -23,6 +24,7 @@ export class MentionsProcessor implements JobHandler<'mentions'>, OnApplicationS
     private readonly children: ChildJobs,
     private readonly codeIndex: CodeIndexCache,
     private readonly snapshots: JobSnapshots,
+    @Inject(BlobCodeIndexRepository) private readonly store: BlobIndexStore,
   ) {}
 
   async run(input: JobInput<'mentions'>, context: JobContext): Promise<JobResult<'mentions'>> {
@@ -36,6 +38,8 @@ export class MentionsProcessor implements JobHandler<'mentions'>, OnApplicationS
         ...this.config.files,
         fileCache: this.files,
         codeIndex: this.codeIndex,
+        // @symbol: reads the commit's per-blob rows (the scan's), not a parse of the checkout.
+        symbolIndex: () => this.codeIndex.snapshotTree(snapshot, this.store, { signal: context.signal }),
         fetchUrl: (url) => this.children.fetch(context, url),
         signal: context.signal,
         onProgress: context.progress,

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ScanInput, ScanResult } from '@quarry/contracts';
 import { InProcessShardExecutor, shardedScan, type BlobFactStore } from '@quarry/blob-scan';
+import { CodeIndexScanStep } from '@quarry/code-index';
 import { BlobFactRepository } from '@quarry/db';
 import { withStack } from '@quarry/detect';
 import { repoReaderOf } from '@quarry/snapshot';
@@ -25,9 +26,13 @@ export class ScanProcessor implements JobHandler<'scan'> {
     private readonly detector: StackDetector,
     @Inject(BlobFactRepository) private readonly facts: BlobFactStore,
     private readonly shards: ScanShards,
+    /** Absent: scans without the code index (tests of the scan alone). */
+    private readonly codeIndex?: CodeIndexScanStep,
   ) {}
 
   async run(input: ScanInput, context: JobContext): Promise<ScanResult> {
+    // The code index rides along in every shard (tokens, symbols, secrets per blob) unless turned off.
+    const derive = input.codeIndex === false ? undefined : this.codeIndex;
     // A path is checked again here: a worker on another machine has its own view of the allowed roots.
     const { result, source } = await this.snapshots.run(input, context, (snapshot) =>
       withStack(
@@ -36,9 +41,13 @@ export class ScanProcessor implements JobHandler<'scan'> {
         () =>
           shardedScan(snapshot, {
             store: this.facts,
-            executor: snapshot.kind === 'git' ? this.shards.executorFor(context.jobId, snapshot.source) : new InProcessShardExecutor(snapshot, this.facts, LOCAL_SHARD_CONCURRENCY, this.shards.id),
+            executor:
+              snapshot.kind === 'git'
+                ? this.shards.executorFor(context.jobId, snapshot.source, derive !== undefined)
+                : new InProcessShardExecutor(snapshot, this.facts, LOCAL_SHARD_CONCURRENCY, this.shards.id, derive),
             // A few files left to read (a small commit's re-scan) are read here, not handed over.
-            inline: new InProcessShardExecutor(snapshot, this.facts, 1, this.shards.id),
+            inline: new InProcessShardExecutor(snapshot, this.facts, 1, this.shards.id, derive),
+            derive,
             signal: context.signal,
             limits: this.shards.limits,
             onProgress: (progress) => context.progress(progress),

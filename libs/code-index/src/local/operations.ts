@@ -16,9 +16,9 @@ import { DEFAULT_TOKEN_ENCODING, type TokenEncoding } from '../tokens/token-coun
 import { listLocalTree, type TreeEntry } from './local-tree';
 import type { CodeIndexCache, IndexedFile, IndexedTree } from './tree-index';
 
-type SymbolsInput = Omit<JobInput<'symbols'>, 'root'>;
-type MapInput = Omit<JobInput<'map'>, 'root'>;
-type PackInput = Omit<JobInput<'pack'>, 'root'>;
+type SymbolsInput = Omit<JobInput<'symbols'>, 'root' | 'source'>;
+type MapInput = Omit<JobInput<'map'>, 'root' | 'source'>;
+type PackInput = Omit<JobInput<'pack'>, 'root' | 'source'>;
 type TokenTotals = JobResult<'map'>['repository'];
 
 const LARGEST_FILES = 20;
@@ -289,12 +289,17 @@ export function packContentType(name: string): string {
  * sees half a document, and a failed or cancelled pack leaves nothing behind.
  */
 export async function packToFile(root: string, input: PackInput, file: string, options: PackTreeOptions): Promise<JobResult<'pack'>> {
+  return packToFileWith(file, (sink) => packTree(root, input, sink, options));
+}
+
+/** `packToFile` for any pack writer (a local tree's, a snapshot's): temporary name, rename when complete. */
+export async function packToFileWith(file: string, pack: (sink: PackSink) => Promise<PackTreeResult>): Promise<JobResult<'pack'>> {
   const started = performance.now();
   await mkdir(path.dirname(file), { recursive: true });
   const partial = `${file}.partial`;
   const sink = streamSink(createWriteStream(partial));
   try {
-    const result = await packTree(root, input, sink, options);
+    const result = await pack(sink);
     await sink.end();
     await rename(partial, file);
     const name = path.basename(file);

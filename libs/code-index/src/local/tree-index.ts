@@ -4,6 +4,8 @@ import { languageOf } from '@quarry/workspace';
 import { BlobIndexer, type BlobIndex } from '../index/blob-index';
 import { SymbolTable } from '../lookup/symbol-table';
 import { listLocalTree, type TreeEntry, type TreeListing } from './local-tree';
+import type { BlobIndexStore } from '../store/blob-index-store';
+import { indexSnapshotTree, listSnapshotFiles, type IndexableSnapshot } from '../store/snapshot-index';
 
 /** One indexed file of a tree. */
 export interface IndexedFile {
@@ -85,14 +87,27 @@ export class CodeIndexCache {
   /** The tree under `root` (a real path) as it is now, indexed. */
   async tree(root: string, options: TreeIndexOptions = {}): Promise<IndexedTree> {
     const listing = await listLocalTree(root, { signal: options.signal });
-    const key = `${root}\0${listing.state}`;
+    return this.cachedTree(`${root}\0${listing.state}`, () => this.build(root, listing, options));
+  }
+
+  /**
+   * A snapshot's tree (a commit of a git URL, or a directory through @quarry/snapshot), indexed
+   * from the rows of `store` — keyed by blob id, written by the scan's shards or by an earlier
+   * request — with the missing rows computed here and stored. Kept like local trees, by state.
+   */
+  async snapshotTree(snapshot: IndexableSnapshot, store: BlobIndexStore, options: TreeIndexOptions = {}): Promise<IndexedTree> {
+    const listing = await listSnapshotFiles(snapshot, options.signal);
+    return this.cachedTree(`${snapshot.root}\0${listing.state}`, async () => indexSnapshotTree(snapshot, listing, { store, indexer: await this.blobIndexer(), ...options }));
+  }
+
+  private cachedTree(key: string, build: () => Promise<IndexedTree>): Promise<IndexedTree> {
     const cached = this.trees.get(key);
     if (cached !== undefined) {
       this.trees.delete(key);
       this.trees.set(key, cached);
       return cached;
     }
-    const building = this.build(root, listing, options);
+    const building = build();
     this.trees.set(key, building);
     building.then(
       (tree) => {

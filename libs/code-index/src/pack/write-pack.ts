@@ -88,9 +88,11 @@ export async function writePack(files: readonly PackFile[], sink: PackSink, opti
 
   const skipped = { binary: 0, filtered: 0 };
   const selected = new Map<string, PackFile>();
+  // The globs first: a file they leave out is never looked at (a snapshot need not read it to know
+  // it is binary), so `binary` counts the selected files that are binary.
   for (const file of files) {
-    if (file.binary) skipped.binary++;
-    else if (!test(file.path)) skipped.filtered++;
+    if (!test(file.path)) skipped.filtered++;
+    else if (file.binary) skipped.binary++;
     else selected.set(file.path, file);
   }
   const tree = buildDirectoryTree(selected.keys());

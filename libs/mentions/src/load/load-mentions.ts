@@ -38,6 +38,11 @@ export interface LoadOptions {
    * once per state, not per mention (default: one per process).
    */
   codeIndex?: CodeIndexCache;
+  /**
+   * The indexed tree of the repository `root` holds (a worker: the snapshot's commit, from the
+   * per-blob rows the scan stored); absent → `codeIndex` indexes `root` as a local directory.
+   */
+  symbolIndex?: () => Promise<IndexedTree>;
 }
 
 export interface LoadedMention {
@@ -272,7 +277,7 @@ const SYMBOL_MATCHES = 20;
  * defined names.
  */
 async function loadSymbol(mention: SymbolMention, context: LoadContext): Promise<LoadedMention> {
-  context.symbolTree ??= (context.codeIndex ?? sharedCodeIndexCache()).tree(context.root, { signal: context.signal });
+  context.symbolTree ??= context.symbolIndex ? context.symbolIndex() : (context.codeIndex ?? sharedCodeIndexCache()).tree(context.root, { signal: context.signal });
   const tree = await context.symbolTree;
   const matches = tree.symbolTable().lookup(mention.symbol, { limit: SYMBOL_MATCHES });
   const definitions: SymbolDefinitionBlock[] = [];

@@ -1,0 +1,26 @@
+import type { ScanResult } from '@quarry/contracts';
+import type { Snapshot } from '@quarry/snapshot';
+
+/** A file of a commit and its blob. */
+export interface BlobPath {
+  path: string;
+  blob: string;
+}
+
+/**
+ * Work a scan does on each blob besides its facts (the code index: tokens, symbols, secrets),
+ * stored by blob id somewhere of its own. Shards run `derive` on their blobs once the facts are
+ * recorded; the planner asks `missing` so a blob whose facts are known but whose derived row is
+ * not is read again; the scan adds `summarize`'s fields to its result.
+ */
+export interface BlobDerivation {
+  /** Of these blobs (with a path each: the path may matter to the derived row), the ids that lack a row. */
+  missing(files: readonly BlobPath[]): Promise<Set<string>>;
+  /** Derives and stores the rows of a shard's blobs that lack one, reading them from the snapshot; reports files done. */
+  derive(snapshot: Snapshot, files: readonly BlobPath[], signal?: AbortSignal, onProgress?: (done: number) => void): Promise<void>;
+  /**
+   * The scan result's fields from the rows of every file of the commit (a row still missing — the
+   * same content under a second language, say — is derived here first).
+   */
+  summarize?(snapshot: Snapshot, files: readonly BlobPath[], signal?: AbortSignal): Promise<Partial<ScanResult>>;
+}

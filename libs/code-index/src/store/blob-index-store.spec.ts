@@ -1,0 +1,93 @@
+import { BlobIndexer } from '../index/blob-index';
+import { indexBlob } from '../local/tree-index';
+import { MemoryBlobIndexStore, blobIndexKey, briefOf, distinctKeys, indexVariant } from './blob-index-store';
+import { indexMissingBlobs } from './index-blobs';
+import { summarizeBriefs } from './scan-step';
+
+let indexer: BlobIndexer;
+beforeAll(async () => {
+  indexer = await BlobIndexer.create();
+});
+
+describe('indexVariant', () => {
+  it('is the language as the indexer reads the path: TSX apart from TypeScript, headers by extension', () => {
+    expect(indexVariant('src/a.ts')).toBe('TypeScript');
+    expect(indexVariant('src/A.tsx')).toBe('TypeScript/tsx');
+    expect(indexVariant('x/same.h')).not.toBe(indexVariant('x/same.hpp'));
+    expect(indexVariant('a.py')).toBe('Python');
+    expect(distinctKeys([{ path: 'a.ts', blob: 'b1' }, { path: 'b/a.ts', blob: 'b1' }, { path: 'a.tsx', blob: 'b1' }])).toEqual([
+      { blob: 'b1', variant: 'TypeScript' },
+      { blob: 'b1', variant: 'TypeScript/tsx' },
+    ]);
+  });
+});
+
+describe('MemoryBlobIndexStore', () => {
+  it('keeps the first row of a key, per encoding, and reads it back whole or as a brief', async () => {
+    const store = new MemoryBlobIndexStore();
+    const index = indexBlob(indexer, 'a.ts', Buffer.from('export function f() {}\n'));
+    const row = { blob: 'b1', variant: 'TypeScript', index };
+    expect(await store.record([row, row])).toBe(1);
+    expect(await store.record([row])).toBe(0);
+    expect((await store.load([row], 'o200k_base')).get(blobIndexKey('b1', 'TypeScript'))).toEqual(index);
+    expect((await store.briefs([row, { blob: 'b2', variant: 'TypeScript' }], 'o200k_base'))).toEqual(new Map([[blobIndexKey('b1', 'TypeScript'), briefOf(index)]]));
+    expect((await store.briefs([row], 'cl100k_base')).size).toBe(0);
+  });
+});
+
+describe('indexMissingBlobs', () => {
+  it('reads and indexes only the blobs without a row, once per key, fetching them together first', async () => {
+    const store = new MemoryBlobIndexStore();
+    const contents: Record<string, string> = { 'a.ts': 'export const a = 1;\n', 'copy/a.ts': 'export const a = 1;\n', 'b.py': 'def b():\n    pass\n', 'c.go': 'package c\n' };
+    const blobs: Record<string, string> = { 'a.ts': 'ba', 'copy/a.ts': 'ba', 'b.py': 'bb', 'c.go': 'bc' };
+    await store.record([{ blob: 'bc', variant: 'Go', index: indexBlob(indexer, 'c.go', Buffer.from(contents['c.go'])) }]);
+    const reads: string[] = [];
+    const prefetched: string[][] = [];
+    const files = Object.keys(contents).map((path) => ({ path, blob: blobs[path] }));
+    const added = await indexMissingBlobs(files, {
+      store,
+      indexer,
+      read: async (path) => (reads.push(path), Buffer.from(contents[path])),
+      prefetch: async (paths) => void prefetched.push([...paths]),
+    });
+    expect(added).toBe(2);
+    expect(reads).toEqual(['a.ts', 'b.py']);
+    expect(prefetched).toEqual([['a.ts', 'copy/a.ts', 'b.py']]);
+    expect(await indexMissingBlobs(files, { store, indexer, read: async () => Promise.reject(new Error('nothing to read')) })).toBe(0);
+  });
+});
+
+describe('summarizeBriefs', () => {
+  it('sums text files per language and top-level directory; binary and unindexed files count nowhere', async () => {
+    const ts = indexBlob(indexer, 'src/a.ts', Buffer.from('export class A {}\nexport function f() { return 1; }\n'));
+    const py = indexBlob(indexer, 'b.py', Buffer.from('def g():\n    return 2\n'));
+    const png = indexBlob(indexer, 'logo.png', Buffer.from([0x89, 0, 1, 2]));
+    const briefs = new Map([
+      [blobIndexKey('t', 'TypeScript'), briefOf(ts)],
+      [blobIndexKey('p', 'Python'), briefOf(py)],
+      [blobIndexKey('i', indexVariant('logo.png')), briefOf(png)],
+    ]);
+    const files = [
+      { path: 'src/a.ts', blob: 't' },
+      { path: 'src/again.ts', blob: 't' },
+      { path: 'b.py', blob: 'p' },
+      { path: 'logo.png', blob: 'i' },
+      { path: 'src/unread.ts', blob: 'gone' },
+    ];
+    expect(summarizeBriefs(files, briefs, 'o200k_base')).toEqual({
+      tokens: {
+        total: 2 * ts.tokens + py.tokens,
+        encoding: 'o200k_base',
+        byLanguage: [
+          { language: 'TypeScript', files: 2, tokens: 2 * ts.tokens },
+          { language: 'Python', files: 1, tokens: py.tokens },
+        ],
+        byDirectory: [
+          { path: 'src', files: 2, tokens: 2 * ts.tokens },
+          { path: '.', files: 1, tokens: py.tokens },
+        ],
+      },
+      symbols: { definitions: 2 * 2 + 1, files: { parsed: 3, failed: 0, skipped: 0 }, warnings: 0 },
+    });
+  });
+});

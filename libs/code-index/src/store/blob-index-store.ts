@@ -1,0 +1,125 @@
+import { languageOf } from '@quarry/workspace';
+import type { BlobIndex } from '../index/blob-index';
+import { decodeBlobIndex, encodeBlobIndex } from '../index/blob-index-codec';
+import { languageSpecFor } from '../symbols/language-specs';
+import type { TokenEncoding } from '../tokens/token-counter';
+
+/**
+ * A blob's index depends on its content (the blob id), on how its path is read (the language,
+ * and TSX vs TypeScript: the same bytes at `a.h` and `a.hpp` parse with different grammars) and
+ * on the token encoding. Those three name a stored row; everything else about the path (its
+ * directory, its commit, its repository) does not matter, so one row serves every commit.
+ */
+export interface BlobIndexKey {
+  blob: string;
+  /** `indexVariant(path)`: the language as the index reads the path. */
+  variant: string;
+}
+
+/** How a path is read by the indexer: Quarry's language name, `TypeScript/tsx` for TSX files. */
+export function indexVariant(path: string): string {
+  const language = languageOf(path);
+  const spec = languageSpecFor(language, path);
+  return spec !== undefined && spec !== languageSpecFor(language, 'x.ts') ? `${language}/tsx` : language;
+}
+
+export function blobIndexKey(blob: string, variant: string): string {
+  return `${blob} ${variant}`;
+}
+
+/** A stored index's scalar columns, readable without decoding it: what totals and pack need. */
+export interface BlobIndexBrief {
+  binary: boolean;
+  bytes: number;
+  tokens: number;
+  definitions: number;
+  /** Credentials found: > 0 means the full row is needed to redact them. */
+  secrets: number;
+  warnings: number;
+  symbols: BlobIndex['symbols'];
+}
+
+export function briefOf(index: BlobIndex): BlobIndexBrief {
+  return {
+    binary: index.binary,
+    bytes: index.bytes,
+    tokens: index.tokens,
+    definitions: index.definitions.length,
+    secrets: index.secrets.length,
+    warnings: index.warnings.length,
+    symbols: index.symbols,
+  };
+}
+
+export interface StoredBlobIndex extends BlobIndexKey {
+  index: BlobIndex;
+}
+
+/**
+ * Where blob indexes live: Postgres (`blob_code_index`, @quarry/db) for workers, memory for a
+ * process of its own (`quarry … --local`). Maps are keyed by `blobIndexKey(blob, variant)`.
+ */
+export interface BlobIndexStore {
+  /** The scalar columns of the rows known in `encoding` (absent keys are missing). */
+  briefs(keys: readonly BlobIndexKey[], encoding: TokenEncoding): Promise<Map<string, BlobIndexBrief>>;
+  /** The whole rows, decoded. */
+  load(keys: readonly BlobIndexKey[], encoding: TokenEncoding): Promise<Map<string, BlobIndex>>;
+  /**
+   * Insert-or-keep: a row is a function of its key, so a repeat (a retried shard, two workers
+   * indexing the same blob) changes nothing. Resolves to how many rows were new.
+   */
+  record(rows: readonly StoredBlobIndex[]): Promise<number>;
+}
+
+/** Distinct keys of a commit's files (several paths may share a blob and variant). */
+export function distinctKeys(files: Iterable<{ path: string; blob: string }>): BlobIndexKey[] {
+  const keys = new Map<string, BlobIndexKey>();
+  for (const file of files) {
+    const variant = indexVariant(file.path);
+    const key = blobIndexKey(file.blob, variant);
+    if (!keys.has(key)) keys.set(key, { blob: file.blob, variant });
+  }
+  return [...keys.values()];
+}
+
+/** The store of one process: rows kept encoded (about 1.3 KB a blob), as Postgres would hold them. */
+export class MemoryBlobIndexStore implements BlobIndexStore {
+  private readonly rows = new Map<string, { brief: BlobIndexBrief; data: Buffer }>();
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  async briefs(keys: readonly BlobIndexKey[], encoding: TokenEncoding): Promise<Map<string, BlobIndexBrief>> {
+    const found = new Map<string, BlobIndexBrief>();
+    for (const key of keys) {
+      const row = this.rows.get(storeKey(key, encoding));
+      if (row) found.set(blobIndexKey(key.blob, key.variant), row.brief);
+    }
+    return found;
+  }
+
+  async load(keys: readonly BlobIndexKey[], encoding: TokenEncoding): Promise<Map<string, BlobIndex>> {
+    const found = new Map<string, BlobIndex>();
+    for (const key of keys) {
+      const row = this.rows.get(storeKey(key, encoding));
+      if (row) found.set(blobIndexKey(key.blob, key.variant), decodeBlobIndex(row.data));
+    }
+    return found;
+  }
+
+  async record(rows: readonly StoredBlobIndex[]): Promise<number> {
+    let added = 0;
+    for (const row of rows) {
+      const key = storeKey(row, row.index.encoding);
+      if (this.rows.has(key)) continue;
+      this.rows.set(key, { brief: briefOf(row.index), data: encodeBlobIndex(row.index) });
+      added++;
+    }
+    return added;
+  }
+}
+
+function storeKey(key: BlobIndexKey, encoding: TokenEncoding): string {
+  return `${key.blob} ${key.variant} ${encoding}`;
+}

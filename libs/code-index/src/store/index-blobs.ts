@@ -1,0 +1,98 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { BlobIndexer, type BlobIndex } from '../index/blob-index';
+import { DEFAULT_TOKEN_ENCODING, type TokenEncoding } from '../tokens/token-counter';
+import { indexBlob } from '../local/tree-index';
+import { blobIndexKey, distinctKeys, indexVariant, type BlobIndexStore, type StoredBlobIndex } from './blob-index-store';
+
+/** One file whose blob may need indexing: a path (its language) and the blob id. */
+export interface BlobFile {
+  path: string;
+  blob: string;
+}
+
+export interface IndexBlobsOptions {
+  store: BlobIndexStore;
+  indexer: BlobIndexer;
+  /** Reads a file's bytes (a snapshot's `readFile`); undefined: gone, nothing to index. */
+  read: (path: string) => Promise<Buffer | undefined>;
+  /** Makes the files about to be read local in one batch (a git snapshot's missing blobs). */
+  prefetch?: (paths: readonly string[]) => Promise<void> | undefined;
+  signal?: AbortSignal;
+  /** Files looked at so far (indexed or already stored). */
+  onProgress?: (done: number) => void;
+  /** Each index as it is made (the caller may keep it; the default drops it once stored). */
+  onIndexed?: (file: BlobFile, index: BlobIndex) => void;
+}
+
+/** Rows are written in batches of this many (or RECORD_BATCH_BYTES of content indexed). */
+const RECORD_BATCH = 500;
+const RECORD_BATCH_BYTES = 16 * 1024 * 1024;
+/** Indexing is synchronous: the event loop gets a turn at least this often (lock renewals, progress, cancel). */
+const SLICE_MS = 50;
+
+/**
+ * Indexes the blobs of `files` that the store has no row for, in the indexer's encoding: each is
+ * read, indexed, queued for writing and dropped, so memory holds one file's text and a batch of
+ * rows, whatever the shard's size. Resolves to how many rows were new.
+ */
+export async function indexMissingBlobs(files: readonly BlobFile[], options: IndexBlobsOptions): Promise<number> {
+  const { store, indexer, signal } = options;
+  const encoding = indexer.encoding;
+  const known = await store.briefs(distinctKeys(files), encoding);
+  const toIndex = files.filter((file) => !known.has(blobIndexKey(file.blob, indexVariant(file.path))));
+  if (toIndex.length > 0) await options.prefetch?.(toIndex.map((file) => file.path));
+  let added = 0;
+  let pending: StoredBlobIndex[] = [];
+  let pendingBytes = 0;
+  let writes: Promise<void> = Promise.resolve();
+  const flush = () => {
+    const batch = pending;
+    pending = [];
+    pendingBytes = 0;
+    if (batch.length === 0) return;
+    writes = writes.then(async () => {
+      added += await store.record(batch);
+    });
+    writes.catch(() => undefined); // awaited at the end: a failed write fails the caller there
+  };
+  const seen = new Set<string>(known.keys());
+  let sliceStarted = performance.now();
+  let done = 0;
+  for (const file of files) {
+    if (performance.now() - sliceStarted > SLICE_MS) {
+      signal?.throwIfAborted();
+      options.onProgress?.(done);
+      await yieldToEventLoop();
+      sliceStarted = performance.now();
+    }
+    done++;
+    const variant = indexVariant(file.path);
+    const key = blobIndexKey(file.blob, variant);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const content = await options.read(file.path);
+    if (content === undefined) continue;
+    const index = indexBlob(indexer, file.path, content);
+    options.onIndexed?.(file, index);
+    pending.push({ blob: file.blob, variant, index });
+    pendingBytes += content.byteLength;
+    if (pending.length >= RECORD_BATCH || pendingBytes >= RECORD_BATCH_BYTES) flush();
+  }
+  flush();
+  await writes;
+  options.onProgress?.(done);
+  return added;
+}
+
+const indexers = new Map<TokenEncoding, Promise<BlobIndexer>>();
+
+/** One indexer per process and encoding (grammars and tokenizer load once, ~1 s). */
+export function sharedBlobIndexer(encoding: TokenEncoding = DEFAULT_TOKEN_ENCODING): Promise<BlobIndexer> {
+  let indexer = indexers.get(encoding);
+  if (indexer === undefined) {
+    indexer = BlobIndexer.create({ encoding });
+    indexer.catch(() => indexers.delete(encoding));
+    indexers.set(encoding, indexer);
+  }
+  return indexer;
+}
