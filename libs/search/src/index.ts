@@ -6,6 +6,9 @@ export type { SearchMode, SearchRequest, SearchMatch, SearchResult, SearchSkippe
 export {
   searchWorkspace,
   resolveSearchScope,
+  requestScope,
+  scopeFilter,
+  foldsCase,
   DEFAULT_MAX_MATCHES,
   DEFAULT_CONTEXT_LINES,
   DEFAULT_TIMEOUT_MS,

@@ -1,0 +1,163 @@
+import { blobId, type Snapshot } from '@quarry/snapshot';
+import { IndexedCommit, type CommitFile } from './indexed-commit';
+import { SegmentBuilder, type SegmentReader } from './segment';
+import type { SegmentCache } from './segment-cache';
+import type { CommitManifest, SearchIndexStore } from './store';
+
+/** A segment closes once its text passes this: bounds the builder's memory (about 2 bytes of pairs per text byte). */
+const SEGMENT_TEXT_BYTES = 48 * 1024 * 1024;
+const SYMLINK_MODE = '120000';
+
+/** A file to index: its path in the snapshot and, when the listing knows it, its blob. */
+export interface IndexFile {
+  path: string;
+  blob?: string;
+}
+
+export interface IndexBuildStats {
+  segments: number;
+  blobs: number;
+  textBytes: number;
+  indexBytes: number;
+}
+
+/**
+ * Builds and saves the segments of the blobs the store does not hold yet. A segment is saved
+ * whole (segment and blob rows in one transaction), so a build killed half-way leaves some
+ * complete segments and no partial one; its blobs are simply built again next time.
+ */
+export async function indexFiles(snapshot: Snapshot, files: readonly IndexFile[], store: SearchIndexStore, signal?: AbortSignal): Promise<IndexBuildStats> {
+  const stats: IndexBuildStats = { segments: 0, blobs: 0, textBytes: 0, indexBytes: 0 };
+  const listed = files.filter((file) => file.blob !== undefined).map((file) => file.blob as string);
+  const covered = await store.segmentsOf([...new Set(listed)]);
+  let builder = new SegmentBuilder();
+  const save = async () => {
+    if (builder.size === 0) return;
+    const segment = builder.finish();
+    builder = new SegmentBuilder();
+    await store.saveSegment(segment);
+    stats.segments++;
+    stats.blobs += segment.blobs.length;
+    stats.textBytes += segment.textBytes;
+    stats.indexBytes += segment.data.length;
+  };
+  for (const file of files) {
+    if (file.blob !== undefined && covered.has(file.blob)) continue;
+    signal?.throwIfAborted();
+    const content = await snapshot.readFile(file.path);
+    if (content === undefined) continue;
+    const blob = file.blob ?? blobId(content);
+    if (covered.has(blob)) continue;
+    builder.add(blob, content);
+    covered.set(blob, '');
+    if (builder.textBytes >= SEGMENT_TEXT_BYTES) await save();
+  }
+  await save();
+  return stats;
+}
+
+/** Every file git lists in the snapshot, with its blob: what an index of the commit covers. */
+export async function listCommit(snapshot: Snapshot, signal?: AbortSignal): Promise<CommitFile[]> {
+  const listing = await snapshot.walk({ signal });
+  const files: CommitFile[] = [];
+  for (const path of listing.files.sort()) {
+    const entry = await snapshot.entry(path);
+    if (entry) files.push({ path, blob: entry.blob, ...(entry.mode === SYMLINK_MODE ? { symlink: true } : {}) });
+  }
+  return files;
+}
+
+/**
+ * Makes a git commit searchable through the index: builds what the scan's shards did not (blobs
+ * scanned before the index existed, a shard killed before its segment was saved), then writes the
+ * manifest — last, so a manifest always names complete segments covering every blob.
+ */
+export async function indexCommit(snapshot: Snapshot, store: SearchIndexStore, signal?: AbortSignal): Promise<CommitManifest> {
+  const commit = snapshot.source.commit;
+  const existing = await store.manifest(commit);
+  if (existing) return existing;
+  const files = await listCommit(snapshot, signal);
+  await indexFiles(snapshot, files, store, signal);
+  const segmentOf = await store.segmentsOf([...new Set(files.map((file) => file.blob))]);
+  const missing = files.filter((file) => !segmentOf.has(file.blob));
+  if (missing.length > 0) throw new Error(`${missing.length} blobs have no segment after the build (first: ${missing[0].path})`);
+  const segments = [...new Set(segmentOf.values())].sort();
+  const sizes = await store.segmentSizes(segments);
+  const manifest: CommitManifest = {
+    commit,
+    segments,
+    files: files.length,
+    textBytes: 0,
+    indexBytes: [...sizes.values()].reduce((sum, size) => sum + size, 0),
+  };
+  manifest.textBytes = await textBytesOf(snapshot, files);
+  await store.saveManifest(manifest);
+  return manifest;
+}
+
+/** Bytes of the commit's distinct blobs, from the snapshot's measures (cached per blob by the scan). */
+async function textBytesOf(snapshot: Snapshot, files: readonly CommitFile[]): Promise<number> {
+  const firstOfBlob = new Map<string, string>();
+  for (const file of files) if (!firstOfBlob.has(file.blob)) firstOfBlob.set(file.blob, file.path);
+  let bytes = 0;
+  await snapshot.measure([...firstOfBlob.values()], (_path, measure) => {
+    if (measure.kind === 'text') bytes += measure.bytes;
+  });
+  return bytes;
+}
+
+/**
+ * The indexed commits a process has opened, by commit, a few at a time: a commit's listing and
+ * segments are opened once and serve every later query. A commit without a manifest is not
+ * indexed (undefined): the caller searches cold. Snapshots of directories are never indexed.
+ */
+export class IndexedCommits {
+  private readonly open = new Map<string, Promise<IndexedCommit | undefined>>();
+
+  constructor(
+    private readonly store: SearchIndexStore,
+    private readonly cache: SegmentCache,
+    private readonly keep = 4,
+  ) {}
+
+  async forSnapshot(snapshot: Snapshot, signal?: AbortSignal): Promise<IndexedCommit | undefined> {
+    if (!('git' in snapshot.source)) return undefined;
+    const commit = snapshot.source.commit;
+    let loading = this.open.get(commit);
+    if (loading) {
+      // Most recently used last.
+      this.open.delete(commit);
+      this.open.set(commit, loading);
+      const found = await loading;
+      if (found) return found;
+    }
+    loading = this.load(snapshot, commit, signal);
+    this.open.set(commit, loading);
+    loading.then((found) => found === undefined && this.open.get(commit) === loading && this.open.delete(commit), () => this.open.delete(commit));
+    while (this.open.size > this.keep) {
+      const [oldest, promise] = this.open.entries().next().value as [string, Promise<IndexedCommit | undefined>];
+      this.open.delete(oldest);
+      void promise.then((found) => found?.close(), () => undefined);
+    }
+    return loading;
+  }
+
+  private async load(snapshot: Snapshot, commit: string, signal?: AbortSignal): Promise<IndexedCommit | undefined> {
+    const manifest = await this.store.manifest(commit);
+    if (!manifest) return undefined;
+    const files = await listCommit(snapshot, signal);
+    const segments: SegmentReader[] = [];
+    try {
+      for (const id of manifest.segments) segments.push(await this.cache.open(id));
+    } catch (error) {
+      for (const segment of segments) segment.close();
+      throw error;
+    }
+    return new IndexedCommit(commit, files, segments);
+  }
+
+  close(): void {
+    for (const promise of this.open.values()) void promise.then((found) => found?.close(), () => undefined);
+    this.open.clear();
+  }
+}

@@ -1,0 +1,307 @@
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { TrigramCollector } from './trigrams';
+
+/**
+ * An index segment: the trigram postings of a set of blobs (a scan shard's), in one compact,
+ * self-describing buffer. Layout (little-endian):
+ *
+ *   header   "QTI1", docs u32, trigrams u32, postingsBytes u32
+ *   docs     blob ids (20 bytes each), sizes (u32 each), kinds (1 byte each)
+ *   trigrams sorted u32 keys (24-bit trigrams)
+ *   offsets  trigrams + 1 u32 offsets into the postings
+ *   postings per trigram, its documents as delta varints (first one absolute)
+ *
+ * A reader keeps only the documents and one trigram in SAMPLE_EVERY in memory; a look-up reads
+ * the block of trigrams it needs, two offsets and the postings (a few small reads per trigram),
+ * so a query touches kilobytes however large the index.
+ */
+
+const MAGIC = 0x31495451; // "QTI1"
+const HEADER_BYTES = 16;
+const BLOB_BYTES = 20;
+const DOC_BYTES = BLOB_BYTES + 4 + 1;
+const SAMPLE_EVERY = 64;
+
+/** How a search must treat a document when its trigrams do not select it. */
+export const DocKind = {
+  /** Text whose trigrams are all indexed: absent from a query's postings → no match. */
+  Text: 0,
+  /** A NUL in the first 8 KiB: the search skips it as binary, whatever the query. */
+  Binary: 1,
+  /** Not indexed (a NUL further in, or too large): always read and matched by the search. */
+  AlwaysRead: 2,
+} as const;
+export type DocKind = (typeof DocKind)[keyof typeof DocKind];
+
+/** Bytes the search sniffs for a NUL (search-worker.ts): a NUL there makes the file binary for every query. */
+const BINARY_SNIFF_BYTES = 8192;
+/** Larger blobs are not indexed (they are read by every indexed query instead): the search's own size cap. */
+export const MAX_INDEXED_BLOB_BYTES = 64 * 1024 * 1024;
+/** Documents per segment: doc numbers are packed into 20 bits. */
+export const MAX_SEGMENT_DOCS = 1 << 20;
+
+export interface BuiltSegment {
+  /** sha1 of the sorted blob ids: the same blobs always make the same segment, whoever builds it. */
+  id: string;
+  data: Buffer;
+  blobs: string[];
+  /** Bytes of the text documents it covers. */
+  textBytes: number;
+}
+
+/** Collects documents and encodes them as one segment. Memory: 8 bytes per (document, distinct trigram) pair. */
+export class SegmentBuilder {
+  private readonly collector = new TrigramCollector();
+  private readonly docs: Array<{ blob: string; size: number; kind: DocKind }> = [];
+  private readonly blobs = new Set<string>();
+  /** trigram * 2^20 + doc, exact in a double (44 bits). */
+  private pairs = new Float64Array(1 << 16);
+  private pairCount = 0;
+  textBytes = 0;
+
+  get size(): number {
+    return this.docs.length;
+  }
+
+  /** Adds a blob (its id and bytes); a blob added twice is kept once. */
+  add(blob: string, content: Buffer): void {
+    if (this.blobs.has(blob)) return;
+    if (this.docs.length >= MAX_SEGMENT_DOCS) throw new Error('segment full');
+    this.blobs.add(blob);
+    const doc = this.docs.length;
+    const kind = kindOf(content);
+    this.docs.push({ blob, size: Math.min(content.length, 0xffffffff), kind });
+    if (kind !== DocKind.Text) return;
+    this.textBytes += content.length;
+    const trigrams = this.collector.collect(content);
+    if (this.pairCount + trigrams.length > this.pairs.length) {
+      const larger = new Float64Array(Math.max(this.pairs.length * 2, this.pairCount + trigrams.length));
+      larger.set(this.pairs.subarray(0, this.pairCount));
+      this.pairs = larger;
+    }
+    for (let index = 0; index < trigrams.length; index++) this.pairs[this.pairCount++] = trigrams[index] * MAX_SEGMENT_DOCS + doc;
+  }
+
+  finish(): BuiltSegment {
+    // Documents in blob order, so a segment's bytes depend only on its blobs (any worker builds the same).
+    const order = this.docs.map((_, index) => index).sort((a, b) => (this.docs[a].blob < this.docs[b].blob ? -1 : 1));
+    const renumber = new Uint32Array(this.docs.length);
+    order.forEach((old, position) => (renumber[old] = position));
+    const pairs = this.pairs.subarray(0, this.pairCount);
+    for (let index = 0; index < pairs.length; index++) {
+      const doc = pairs[index] % MAX_SEGMENT_DOCS;
+      pairs[index] = pairs[index] - doc + renumber[doc];
+    }
+    pairs.sort();
+
+    let trigramCount = 0;
+    let previous = -1;
+    for (let index = 0; index < pairs.length; index++) {
+      const trigram = Math.floor(pairs[index] / MAX_SEGMENT_DOCS);
+      if (trigram !== previous) trigramCount++;
+      previous = trigram;
+    }
+    const trigrams = new Uint32Array(trigramCount);
+    const offsets = new Uint32Array(trigramCount + 1);
+    // Worst case 3 bytes a posting (20-bit deltas); trimmed after.
+    let postings = Buffer.allocUnsafe(pairs.length * 3);
+    let written = 0;
+    let slot = -1;
+    let lastDoc = 0;
+    previous = -1;
+    for (let index = 0; index < pairs.length; index++) {
+      const trigram = Math.floor(pairs[index] / MAX_SEGMENT_DOCS);
+      const doc = pairs[index] - trigram * MAX_SEGMENT_DOCS;
+      let delta = doc;
+      if (trigram !== previous) {
+        slot++;
+        trigrams[slot] = trigram;
+        offsets[slot] = written;
+        previous = trigram;
+      } else {
+        delta = doc - lastDoc;
+      }
+      lastDoc = doc;
+      while (delta >= 0x80) {
+        postings[written++] = (delta & 0x7f) | 0x80;
+        delta >>>= 7;
+      }
+      postings[written++] = delta;
+    }
+    offsets[trigramCount] = written;
+    postings = postings.subarray(0, written);
+
+    const docCount = this.docs.length;
+    const data = Buffer.alloc(HEADER_BYTES + docCount * DOC_BYTES + trigramCount * 8 + 4 + written);
+    data.writeUInt32LE(MAGIC, 0);
+    data.writeUInt32LE(docCount, 4);
+    data.writeUInt32LE(trigramCount, 8);
+    data.writeUInt32LE(written, 12);
+    let at = HEADER_BYTES;
+    const blobs: string[] = [];
+    for (const old of order) {
+      const { blob } = this.docs[old];
+      blobs.push(blob);
+      data.write(blob, at, BLOB_BYTES, 'hex');
+      at += BLOB_BYTES;
+    }
+    for (const old of order) at = data.writeUInt32LE(this.docs[old].size, at);
+    for (const old of order) at = data.writeUInt8(this.docs[old].kind, at);
+    for (let index = 0; index < trigramCount; index++) at = data.writeUInt32LE(trigrams[index], at);
+    for (let index = 0; index <= trigramCount; index++) at = data.writeUInt32LE(offsets[index], at);
+    postings.copy(data, at);
+    const id = createHash('sha1').update(blobs.join('\n')).digest('hex');
+    return { id, data, blobs, textBytes: this.textBytes };
+  }
+}
+
+function kindOf(content: Buffer): DocKind {
+  if (content.length > MAX_INDEXED_BLOB_BYTES) return DocKind.AlwaysRead;
+  if (content.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1) return DocKind.Binary;
+  // A NUL further in: ripgrep (and the search) drop such a file only when it has matches.
+  if (content.length > BINARY_SNIFF_BYTES && content.indexOf(0, BINARY_SNIFF_BYTES) !== -1) return DocKind.AlwaysRead;
+  return DocKind.Text;
+}
+
+/** Reads `length` bytes at `offset`: a file descriptor, or a buffer in memory. */
+type ReadAt = (offset: number, length: number) => Buffer;
+
+/** A segment opened for queries. */
+export class SegmentReader {
+  readonly blobs: string[];
+  readonly sizes: Uint32Array;
+  readonly kinds: Uint8Array;
+  private readonly trigramCount: number;
+  private readonly trigramsAt: number;
+  private readonly offsetsAt: number;
+  private readonly postingsAt: number;
+  /** Every SAMPLE_EVERY-th trigram: a binary search here finds the block to read. */
+  private readonly sample: Uint32Array;
+
+  private constructor(
+    private readonly readAt: ReadAt,
+    private readonly release: () => void,
+  ) {
+    const header = readAt(0, HEADER_BYTES);
+    if (header.readUInt32LE(0) !== MAGIC) throw new Error('not a search index segment');
+    const docCount = header.readUInt32LE(4);
+    this.trigramCount = header.readUInt32LE(8);
+    const docs = readAt(HEADER_BYTES, docCount * DOC_BYTES);
+    this.blobs = new Array<string>(docCount);
+    for (let doc = 0; doc < docCount; doc++) this.blobs[doc] = docs.toString('hex', doc * BLOB_BYTES, (doc + 1) * BLOB_BYTES);
+    this.sizes = new Uint32Array(docCount);
+    for (let doc = 0; doc < docCount; doc++) this.sizes[doc] = docs.readUInt32LE(docCount * BLOB_BYTES + doc * 4);
+    this.kinds = Uint8Array.from(docs.subarray(docCount * (BLOB_BYTES + 4)));
+    this.trigramsAt = HEADER_BYTES + docCount * DOC_BYTES;
+    this.offsetsAt = this.trigramsAt + this.trigramCount * 4;
+    this.postingsAt = this.offsetsAt + (this.trigramCount + 1) * 4;
+    const table = readAt(this.trigramsAt, this.trigramCount * 4);
+    this.sample = new Uint32Array(Math.ceil(this.trigramCount / SAMPLE_EVERY));
+    for (let index = 0; index < this.sample.length; index++) this.sample[index] = table.readUInt32LE(index * SAMPLE_EVERY * 4);
+  }
+
+  static fromBuffer(data: Buffer): SegmentReader {
+    return new SegmentReader((offset, length) => data.subarray(offset, offset + length), () => undefined);
+  }
+
+  /** Opens a segment file; reads happen on demand (pread), the descriptor stays open until close(). */
+  static fromFile(file: string): SegmentReader {
+    const fd = openSync(file, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      return new SegmentReader((offset, length) => {
+        const out = Buffer.allocUnsafe(Math.max(0, Math.min(length, size - offset)));
+        let done = 0;
+        while (done < out.length) {
+          const count = readSync(fd, out, done, out.length - done, offset + done);
+          if (count === 0) break;
+          done += count;
+        }
+        return out.subarray(0, done);
+      }, () => closeSync(fd));
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+
+  /** The documents holding the trigram, ascending, or an empty array. */
+  postings(trigram: number): Uint32Array {
+    // Last sample ≤ trigram.
+    let low = 0;
+    let high = this.sample.length - 1;
+    if (high < 0 || this.sample[0] > trigram) return EMPTY;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (this.sample[middle] <= trigram) low = middle;
+      else high = middle - 1;
+    }
+    const blockStart = low * SAMPLE_EVERY;
+    const blockLength = Math.min(SAMPLE_EVERY, this.trigramCount - blockStart);
+    const block = this.readAt(this.trigramsAt + blockStart * 4, blockLength * 4);
+    let found = -1;
+    for (let index = 0; index < blockLength; index++) {
+      const value = block.readUInt32LE(index * 4);
+      if (value === trigram) {
+        found = blockStart + index;
+        break;
+      }
+      if (value > trigram) break;
+    }
+    if (found === -1) return EMPTY;
+    const bounds = this.readAt(this.offsetsAt + found * 4, 8);
+    const start = bounds.readUInt32LE(0);
+    const end = bounds.readUInt32LE(4);
+    const bytes = this.readAt(this.postingsAt + start, end - start);
+    const docs = new Uint32Array(bytes.length);
+    let count = 0;
+    let doc = 0;
+    for (let index = 0; index < bytes.length; ) {
+      let value = 0;
+      let shift = 0;
+      let byte: number;
+      do {
+        byte = bytes[index++];
+        value |= (byte & 0x7f) << shift;
+        shift += 7;
+      } while (byte & 0x80);
+      doc = count === 0 ? value : doc + value;
+      docs[count++] = doc;
+    }
+    return docs.subarray(0, count);
+  }
+
+  /** Documents holding every one of the trigrams, ascending (all of them for no trigram). */
+  candidates(trigrams: readonly number[]): Uint32Array {
+    if (trigrams.length === 0) return Uint32Array.from(this.blobs.keys());
+    const lists: Uint32Array[] = [];
+    for (const trigram of trigrams) {
+      const list = this.postings(trigram);
+      if (list.length === 0) return EMPTY;
+      lists.push(list);
+    }
+    lists.sort((a, b) => a.length - b.length);
+    let result = lists[0];
+    for (let index = 1; index < lists.length && result.length > 0; index++) result = intersect(result, lists[index]);
+    return result;
+  }
+
+  close(): void {
+    this.release();
+  }
+}
+
+const EMPTY = new Uint32Array(0);
+
+function intersect(small: Uint32Array, large: Uint32Array): Uint32Array {
+  const out = new Uint32Array(small.length);
+  let count = 0;
+  let j = 0;
+  for (let i = 0; i < small.length && j < large.length; i++) {
+    const value = small[i];
+    while (j < large.length && large[j] < value) j++;
+    if (large[j] === value) out[count++] = value;
+  }
+  return out.subarray(0, count);
+}
