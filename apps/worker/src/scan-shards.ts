@@ -6,7 +6,8 @@ import IORedis from 'ioredis';
 import { describeShardPaths, runShard, workerId, type ShardExecutor, type ShardOutcome, type ShardTask } from '@quarry/blob-scan';
 import { QuarryError } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig, Logger } from '@quarry/config';
-import { BlobFactRepository } from '@quarry/db';
+import { BlobFactRepository, SearchIndexRepository } from '@quarry/db';
+import { shardIndexer } from '@quarry/search-index';
 import { cancelChannel, redisOptions, SCAN_SHARD_OPTIONS, SCAN_SHARD_QUEUE, type ScanShardData } from '@quarry/queue';
 import type { ResolvedSource } from '@quarry/snapshot';
 import { JobSnapshots } from './job-snapshots';
@@ -33,6 +34,8 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
   /** Running shards here, by shard job id → their scan's id. */
   private readonly running = new Map<string, string>();
   readonly id = workerId();
+  /** The search index's hook into a shard: the segment of the shard's new blobs. */
+  readonly indexer: ReturnType<typeof shardIndexer>;
   get limits(): QuarryConfig['shardLimits'] {
     return this.config.shardLimits;
   }
@@ -42,7 +45,9 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
     @Inject(WORKER_LOGGER) private readonly logger: Logger,
     private readonly snapshots: JobSnapshots,
     private readonly facts: BlobFactRepository,
+    private readonly searchIndex: SearchIndexRepository,
   ) {
+    this.indexer = shardIndexer(searchIndex);
     this.connection = new IORedis(redisOptions(config.redisUrl));
     this.queue = new Queue(SCAN_SHARD_QUEUE, { connection: this.connection, prefix: config.queuePrefix });
   }
@@ -145,6 +150,8 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
       try {
         const outcome = await runShard(snapshot, job.data.files, this.facts, {
           worker: this.id,
+          // Each shard builds the trigram segment of its blobs (a commit's shards are always git).
+          index: this.indexer,
           signal: abort,
           onProgress: (done) => {
             const now = Date.now();

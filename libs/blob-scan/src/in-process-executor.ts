@@ -2,7 +2,7 @@ import os from 'node:os';
 import type { Snapshot } from '@quarry/snapshot';
 import type { BlobFactStore } from './blob-facts';
 import type { ShardTask } from './plan';
-import { runShard, type ShardOutcome } from './run-shard';
+import { runShard, type ShardIndexer, type ShardOutcome } from './run-shard';
 import type { ShardExecutor } from './sharded-scan';
 
 /**
@@ -16,6 +16,7 @@ export class InProcessShardExecutor implements ShardExecutor {
     private readonly store: BlobFactStore,
     private readonly concurrency = 2,
     private readonly worker = workerId(),
+    private readonly index?: ShardIndexer,
   ) {}
 
   async run(tasks: readonly ShardTask[], options: { signal: AbortSignal; onProgress: (index: number, done: number, worker?: string) => void }): Promise<ShardOutcome[]> {
@@ -27,6 +28,7 @@ export class InProcessShardExecutor implements ShardExecutor {
         options.signal.throwIfAborted();
         outcomes[task.index] = await runShard(this.snapshot, task.files, this.store, {
           worker: this.worker,
+          index: this.index,
           signal: options.signal,
           onProgress: (done) => options.onProgress(task.index, done, this.worker),
         });

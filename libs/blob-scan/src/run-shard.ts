@@ -14,8 +14,17 @@ export interface ShardOutcome {
   blobs: Array<[path: string, blob: string]>;
 }
 
+/**
+ * Builds what a search index needs from a shard's files, after their facts are recorded
+ * (@quarry/search-index's trigram segments). Reads through the same snapshot.
+ */
+export interface ShardIndexer {
+  indexShard(snapshot: Snapshot, files: readonly ShardFile[], signal?: AbortSignal): Promise<unknown>;
+}
+
 export interface RunShardOptions {
   worker: string;
+  index?: ShardIndexer;
   signal?: AbortSignal;
   /** Files done so far in this shard. */
   onProgress?: (done: number) => void;
@@ -75,5 +84,6 @@ export async function runShard(snapshot: Snapshot, files: readonly ShardFile[], 
   }
   flush();
   await writes;
+  await options.index?.indexShard(snapshot, files, signal);
   return outcome;
 }

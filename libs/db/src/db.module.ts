@@ -5,6 +5,7 @@ import { JobRepository } from './job-repository';
 import { FetchedDocumentRepository } from './fetched-document-repository';
 import { LlmAnswerRepository } from './llm-answer-repository';
 import { BlobFactRepository } from './blob-fact-repository';
+import { SearchIndexRepository } from './search-index-repository';
 import type { Pool } from 'pg';
 import { Database, createDatabase, PrismaClient } from './prisma-client';
 
@@ -47,7 +48,8 @@ export class PrismaService implements OnApplicationShutdown {
     },
     { provide: LlmAnswerRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new LlmAnswerRepository(prisma.client) },
     { provide: BlobFactRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new BlobFactRepository(prisma.client, prisma.pool) },
+    { provide: SearchIndexRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new SearchIndexRepository(prisma.pool) },
   ],
-  exports: [PrismaService, JobRepository, ApiKeyRepository, FetchedDocumentRepository, LlmAnswerRepository, BlobFactRepository],
+  exports: [PrismaService, JobRepository, ApiKeyRepository, FetchedDocumentRepository, LlmAnswerRepository, BlobFactRepository, SearchIndexRepository],
 })
 export class DbModule {}

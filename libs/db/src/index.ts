@@ -7,5 +7,6 @@ export * from './project-root';
 export * from './db.module';
 export * from './llm-answer-repository';
 export * from './blob-fact-repository';
+export * from './search-index-repository';
 export * from './job-write-batcher';
 export * from './group-commit';

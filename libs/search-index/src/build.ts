@@ -5,7 +5,13 @@ import type { SegmentCache } from './segment-cache';
 import type { CommitManifest, SearchIndexStore } from './store';
 
 /** A segment closes once its text passes this: bounds the builder's memory (about 2 bytes of pairs per text byte). */
-const SEGMENT_TEXT_BYTES = 48 * 1024 * 1024;
+export const SEGMENT_TEXT_BYTES = 48 * 1024 * 1024;
+
+export interface IndexBuildOptions {
+  signal?: AbortSignal;
+  /** Close a segment once its text passes this many bytes (default SEGMENT_TEXT_BYTES). */
+  segmentTextBytes?: number;
+}
 const SYMLINK_MODE = '120000';
 
 /** A file to index: its path in the snapshot and, when the listing knows it, its blob. */
@@ -26,7 +32,9 @@ export interface IndexBuildStats {
  * whole (segment and blob rows in one transaction), so a build killed half-way leaves some
  * complete segments and no partial one; its blobs are simply built again next time.
  */
-export async function indexFiles(snapshot: Snapshot, files: readonly IndexFile[], store: SearchIndexStore, signal?: AbortSignal): Promise<IndexBuildStats> {
+export async function indexFiles(snapshot: Snapshot, files: readonly IndexFile[], store: SearchIndexStore, options: IndexBuildOptions = {}): Promise<IndexBuildStats> {
+  const { signal } = options;
+  const segmentTextBytes = options.segmentTextBytes ?? SEGMENT_TEXT_BYTES;
   const stats: IndexBuildStats = { segments: 0, blobs: 0, textBytes: 0, indexBytes: 0 };
   const listed = files.filter((file) => file.blob !== undefined).map((file) => file.blob as string);
   const covered = await store.segmentsOf([...new Set(listed)]);
@@ -50,7 +58,7 @@ export async function indexFiles(snapshot: Snapshot, files: readonly IndexFile[]
     if (covered.has(blob)) continue;
     builder.add(blob, content);
     covered.set(blob, '');
-    if (builder.textBytes >= SEGMENT_TEXT_BYTES) await save();
+    if (builder.textBytes >= segmentTextBytes) await save();
   }
   await save();
   return stats;
@@ -72,12 +80,13 @@ export async function listCommit(snapshot: Snapshot, signal?: AbortSignal): Prom
  * scanned before the index existed, a shard killed before its segment was saved), then writes the
  * manifest — last, so a manifest always names complete segments covering every blob.
  */
-export async function indexCommit(snapshot: Snapshot, store: SearchIndexStore, signal?: AbortSignal): Promise<CommitManifest> {
+export async function indexCommit(snapshot: Snapshot, store: SearchIndexStore, options: IndexBuildOptions = {}): Promise<CommitManifest> {
+  const { signal } = options;
   const commit = snapshot.source.commit;
   const existing = await store.manifest(commit);
   if (existing) return existing;
   const files = await listCommit(snapshot, signal);
-  await indexFiles(snapshot, files, store, signal);
+  await indexFiles(snapshot, files, store, options);
   const segmentOf = await store.segmentsOf([...new Set(files.map((file) => file.blob))]);
   const missing = files.filter((file) => !segmentOf.has(file.blob));
   if (missing.length > 0) throw new Error(`${missing.length} blobs have no segment after the build (first: ${missing[0].path})`);
@@ -160,4 +169,9 @@ export class IndexedCommits {
     for (const promise of this.open.values()) void promise.then((found) => found?.close(), () => undefined);
     this.open.clear();
   }
+}
+
+/** The scan's hook (blob-scan's ShardIndexer): each shard builds the segment of its new blobs. */
+export function shardIndexer(store: SearchIndexStore): { indexShard(snapshot: Snapshot, files: readonly IndexFile[], signal?: AbortSignal): Promise<IndexBuildStats> } {
+  return { indexShard: (snapshot, files, signal) => indexFiles(snapshot, files, store, { signal }) };
 }

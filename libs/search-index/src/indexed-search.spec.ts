@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { closeSharedSearchPool, searchWorkspace, type SearchRequest } from '@quarry/search';
@@ -8,23 +8,9 @@ import { searchIndexed } from './indexed-search';
 import { planQuery } from './query-plan';
 import { SegmentBuilder, SegmentReader } from './segment';
 import { trigramsOf } from './trigrams';
+import { generatedQueries, writeSearchFixture } from './testing/search-fixture';
 
 jest.setTimeout(120_000);
-
-/** A small deterministic generator, so a failing query can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
-const WORDS = [
-  'spin_lock', 'spin_unlock', 'mutex_lock', 'kmalloc', 'kfree', 'return', 'static', 'struct', 'inode', 'Inode', 'INODE', 'TODO', 'todo', 'Todo', 'FIXME',
-  'dev_err', 'pr_info', 'error', '_error(', 'Error', 'ERROR', 'ret', 'if', 'else', 'for', 'while', 'unsigned', 'int', 'long', 'char', 'void',
-  'café', 'CAFÉ', 'straße', 'STRASSE', 'Kelvin', '\u212Aelvin', 'ſtatic', 'Ωmega', 'ωmega', 'naïve', '日本語', 'emoji🙂', 'x', 'y', 'a1', 'b2', '0x1f', '==', '->', '{', '}', '(', ')', ';', '*', '//', '#include',
-];
 
 let root: string;
 let files: CommitFile[];
@@ -36,25 +22,7 @@ function git(...args: string[]): string {
 
 beforeAll(() => {
   root = mkdtempSync(path.join(os.tmpdir(), 'quarry-search-index-'));
-  const next = random(18);
-  const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)];
-  const line = () => Array.from({ length: 1 + Math.floor(next() * 10) }, () => pick(WORDS)).join(pick([' ', ' ', '', '\t', '.', ', ']));
-  for (let index = 0; index < 120; index++) {
-    const directory = pick(['', 'src/', 'src/fs/', 'drivers/net/', 'include/linux/', 'docs/', '.hidden/']);
-    mkdirSync(path.join(root, directory), { recursive: true });
-    const eol = index % 7 === 0 ? '\r\n' : '\n';
-    const lines = Array.from({ length: Math.floor(next() * 60) }, line);
-    writeFileSync(path.join(root, `${directory}file${index}.${pick(['c', 'h', 'ts', 'md'])}`), lines.join(eol) + (index % 5 === 0 ? '' : eol));
-  }
-  writeFileSync(path.join(root, 'empty.c'), '');
-  writeFileSync(path.join(root, 'binary.bin'), Buffer.concat([Buffer.from('spin_lock\0TODO\n'), Buffer.alloc(100)]));
-  writeFileSync(path.join(root, 'late-nul.c'), `${'spin_lock();\n'.repeat(1000)}\0 TODO\n`);
-  writeFileSync(path.join(root, 'late-nul-clean.c'), `${'mutex_lock();\n'.repeat(1000)}\0\n`);
-  writeFileSync(path.join(root, '.gitignore'), 'ignored/\n*.log\n');
-  mkdirSync(path.join(root, 'ignored'));
-  writeFileSync(path.join(root, 'ignored/secret.c'), 'spin_lock TODO\n');
-  writeFileSync(path.join(root, 'build.log'), 'spin_lock error\n');
-  symlinkSync('file1.c', path.join(root, 'link.c'));
+  writeSearchFixture(root);
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'fixture');
@@ -88,49 +56,10 @@ function comparable(result: Awaited<ReturnType<typeof searchWorkspace>>) {
   return rest;
 }
 
-/** Few hundred queries: substrings of the corpus, in every case mode, as literals and inside regexes. */
-function queries(): Array<Omit<SearchRequest, 'root'>> {
-  const next = random(7);
-  const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)];
-  const substring = () => {
-    const word = pick(WORDS.filter((word) => word.length >= 3));
-    const start = Math.floor(next() * Math.max(1, word.length - 3));
-    return word.slice(start, start + 3 + Math.floor(next() * (word.length - start)));
-  };
-  const escape = (text: string) => text.replace(/[!-\/:-@\[-`{-~]/g, '\\$&');
-  const out: Array<Omit<SearchRequest, 'root'>> = [];
-  const cases = ['sensitive', 'insensitive', 'smart'] as const;
-  for (let index = 0; index < 120; index++) {
-    out.push({ mode: 'literal', pattern: index % 3 === 0 ? `${substring()} ${substring()}` : substring(), caseSensitivity: pick(cases) });
-  }
-  const regexShapes: Array<() => string> = [
-    () => `${escape(substring())}\\w*`,
-    () => `^${escape(substring())}`,
-    () => `${escape(substring())}$`,
-    () => `\\b${escape(substring())}\\b`,
-    () => `${escape(substring())}.*${escape(substring())}`,
-    () => `(?i)${escape(substring())}`,
-    () => `${escape(substring())}|${escape(substring())}`,
-    () => `[a-z]+_${escape(substring())}`,
-    () => `${escape(substring())}\\s*\\(`,
-    () => `(${escape(substring())})+x?`,
-    () => `\\w+_error\\(`,
-    () => `\\w+`,
-    () => `^$`,
-    () => `caf[eé]`,
-    () => `\\p{Greek}mega`,
-    () => `stra(ß|ss)e`,
-  ];
-  for (let index = 0; index < 160; index++) out.push({ mode: 'regex', pattern: pick(regexShapes)(), caseSensitivity: pick(cases) });
-  for (const pattern of ['café', 'CAFÉ', 'kelvin', 'KELVIN', 'static', 'STATIC', 'straße', 'ωmega', '日本語', '🙂', 'zzz-not-there', 'lock', 'TODO'])
-    for (const caseSensitivity of cases) out.push({ mode: 'literal', pattern, caseSensitivity });
-  return out;
-}
-
 describe('an indexed search', () => {
   it('equals the cold search on every generated query (counts, files, hits, skipped)', async () => {
     let indexed = 0;
-    const all = queries();
+    const all = generatedQueries();
     expect(all.length).toBeGreaterThanOrEqual(300);
     for (const query of all) {
       const request: SearchRequest = { ...query, root, countsPerFile: true, maxMatches: 1_000 };

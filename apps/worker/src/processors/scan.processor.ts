@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ScanInput, ScanResult } from '@quarry/contracts';
 import { InProcessShardExecutor, shardedScan, type BlobFactStore } from '@quarry/blob-scan';
-import { BlobFactRepository } from '@quarry/db';
+import { BlobFactRepository, SearchIndexRepository } from '@quarry/db';
+import { indexCommit, type SearchIndexStore } from '@quarry/search-index';
 import { withStack } from '@quarry/detect';
 import { repoReaderOf } from '@quarry/snapshot';
 import { HandlesJob, JobContext, JobHandler } from '../job-handler';
@@ -25,6 +26,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
     private readonly detector: StackDetector,
     @Inject(BlobFactRepository) private readonly facts: BlobFactStore,
     private readonly shards: ScanShards,
+    @Inject(SearchIndexRepository) private readonly searchIndex: SearchIndexStore,
   ) {}
 
   async run(input: ScanInput, context: JobContext): Promise<ScanResult> {
@@ -33,16 +35,25 @@ export class ScanProcessor implements JobHandler<'scan'> {
       withStack(
         (signal) => this.detector.detect(repoReaderOf(snapshot), undefined, signal),
         context.signal,
-        () =>
-          shardedScan(snapshot, {
+        async () => {
+          const result = await shardedScan(snapshot, {
             store: this.facts,
             executor: isGit(snapshot) ? this.shards.executorFor(context.jobId, snapshot.source) : new InProcessShardExecutor(snapshot, this.facts, LOCAL_SHARD_CONCURRENCY, this.shards.id),
             // A few files left to read (a small commit's re-scan) are read here, not handed over.
-            inline: new InProcessShardExecutor(snapshot, this.facts, 1, this.shards.id),
+            inline: new InProcessShardExecutor(snapshot, this.facts, 1, this.shards.id, isGit(snapshot) ? this.shards.indexer : undefined),
             signal: context.signal,
             limits: this.shards.limits,
             onProgress: (progress) => context.progress(progress),
-          }),
+          });
+          // A commit's search index: the shards built their blobs' segments; what they did not
+          // (blobs scanned before) is built here, then the manifest says the commit is indexed.
+          // A directory changes under the index, so only commits are indexed.
+          if (isGit(snapshot)) {
+            context.progress({ stage: 'indexing', done: 0, message: 'search index' });
+            await indexCommit(snapshot, this.searchIndex, { signal: context.signal });
+          }
+          return result;
+        },
       ),
     );
     return { ...result, source };
