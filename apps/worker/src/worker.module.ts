@@ -3,7 +3,9 @@ import { DiscoveryModule } from '@nestjs/core';
 import { ConfigModule, QuarryConfig } from '@quarry/config';
 import { FileCache } from '@quarry/workspace';
 import { CodeIndexCache } from '@quarry/code-index';
-import { DbModule } from '@quarry/db';
+import { DbModule, SearchIndexRepository } from '@quarry/db';
+import { IndexedCommits, SegmentCache } from '@quarry/search-index';
+import { QUARRY_CONFIG } from '@quarry/config';
 import { HandlerRegistry } from './handler-registry';
 import { FetchProcessor } from './processors/fetch.processor';
 import { ChildJobs } from './child-jobs';
@@ -23,6 +25,13 @@ const workspaceFilesProvider = { provide: FileCache, useFactory: () => new FileC
 /** One code index per worker process (trees indexed once per state), shared by @symbol: mentions, symbols, map and pack. */
 const codeIndexProvider = { provide: CodeIndexCache, useFactory: () => new CodeIndexCache() };
 
+/** The commits a scan indexed, opened once per worker process (segments cached under QUARRY_DATA_DIR): @search, @grep and interpret's search use them. */
+const indexedCommitsProvider = {
+  provide: IndexedCommits,
+  inject: [QUARRY_CONFIG, SearchIndexRepository],
+  useFactory: (config: QuarryConfig, index: SearchIndexRepository) => new IndexedCommits(index, new SegmentCache(config.dataDir, index)),
+};
+
 /** Every job handler this worker build has; the registry checks them against BUILT_KINDS. */
 export const PROCESSORS = [ScanProcessor, FetchProcessor, DetectProcessor, MentionsProcessor, InterpretProcessor, SymbolsProcessor, MapProcessor, PackProcessor];
 
@@ -33,7 +42,7 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [ConfigModule.forRoot(config), DbModule, DiscoveryModule],
-      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, JobSnapshots, ScanShards, ChildJobs, workspaceFilesProvider, codeIndexProvider, ...processors],
+      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, JobSnapshots, ScanShards, ChildJobs, workspaceFilesProvider, codeIndexProvider, indexedCommitsProvider, ...processors],
     };
   }
 }

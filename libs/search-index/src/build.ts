@@ -1,4 +1,6 @@
+import type { SearchFunction } from '@quarry/search';
 import { blobId, type Snapshot } from '@quarry/snapshot';
+import { searchIndexed } from './indexed-search';
 import { IndexedCommit, type CommitFile } from './indexed-commit';
 import { SegmentBuilder, type SegmentReader } from './segment';
 import type { SegmentCache } from './segment-cache';
@@ -174,4 +176,18 @@ export class IndexedCommits {
 /** The scan's hook (blob-scan's ShardIndexer): each shard builds the segment of its new blobs. */
 export function shardIndexer(store: SearchIndexStore): { indexShard(snapshot: Snapshot, files: readonly IndexFile[], signal?: AbortSignal): Promise<IndexBuildStats> } {
   return { indexShard: (snapshot, files, signal) => indexFiles(snapshot, files, store, { signal }) };
+}
+
+/**
+ * How to search a snapshot: its working tree (a checkout of the commit in the cache), through the
+ * commit's index when it has one. An index that cannot be opened (a segment missing from the
+ * store) is passed over: the search is cold, and as exact.
+ */
+export async function snapshotSearch(
+  snapshot: Snapshot,
+  commits: IndexedCommits | undefined,
+  signal?: AbortSignal,
+): Promise<{ root: string; search: SearchFunction; indexed: boolean }> {
+  const [root, commit] = await Promise.all([snapshot.workingTree(signal), commits?.forSnapshot(snapshot, signal).catch(() => undefined)]);
+  return { root, search: (request, options) => searchIndexed(request, commit, options), indexed: commit !== undefined };
 }
