@@ -65,6 +65,8 @@ export interface SearchCoverage {
   tooLarge: number;
   unreadable: number;
   timedOut: boolean;
+  /** Answered from the commit's trigram index. */
+  indexed?: boolean;
 }
 
 export const DEFAULT_MAX_URLS = 10;
@@ -226,7 +228,7 @@ function humanSize(bytes: number): string {
 
 async function loadSearch(mention: SearchMention | GrepMention, context: LoadContext): Promise<LoadedMention> {
   const pattern = mention.kind === 'search' ? mention.query : mention.pattern;
-  const result = await (context.search ?? searchWorkspace)({
+  const result: Awaited<ReturnType<SearchFunction>> = await (context.search ?? searchWorkspace)({
     root: context.root,
     mode: mention.kind === 'search' ? 'literal' : 'regex',
     pattern,
@@ -243,7 +245,7 @@ async function loadSearch(mention: SearchMention | GrepMention, context: LoadCon
     kind: mention.kind,
     sha256: sha256(body),
     matches: result.totalMatches,
-    searchCoverage: { filesSearched: result.filesSearched, ...result.skipped, timedOut: result.timedOut },
+    searchCoverage: { filesSearched: result.filesSearched, ...result.skipped, timedOut: result.timedOut, ...(result.indexed ? { indexed: true } : {}) },
     outcome: { status: 'loaded', block: { kind: mention.kind, pattern, body, matches: result.totalMatches, shown: result.matches.length } },
   };
 }
