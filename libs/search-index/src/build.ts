@@ -60,7 +60,7 @@ export async function indexFiles(snapshot: Snapshot, files: readonly IndexFile[]
     if (covered.has(blob)) continue;
     builder.add(blob, content);
     covered.set(blob, '');
-    if (builder.textBytes >= segmentTextBytes) await save();
+    if (builder.textBytes >= segmentTextBytes || builder.full) await save();
   }
   await save();
   return stats;

@@ -38,25 +38,32 @@ export type DocKind = (typeof DocKind)[keyof typeof DocKind];
 const BINARY_SNIFF_BYTES = 8192;
 /** Larger blobs are not indexed (they are read by every indexed query instead): the search's own size cap. */
 export const MAX_INDEXED_BLOB_BYTES = 64 * 1024 * 1024;
-/** Documents per segment: doc numbers are packed into 20 bits. */
-export const MAX_SEGMENT_DOCS = 1 << 20;
+/** Documents per segment: a document number is 16 bits while the segment is built. */
+export const MAX_SEGMENT_DOCS = 0xffff;
+/** Radix sort digits: two passes of 12 bits sort the 24-bit trigrams. */
+const RADIX_BITS = 12;
+const RADIX = 1 << RADIX_BITS;
 
 export interface BuiltSegment {
-  /** sha1 of the sorted blob ids: the same blobs always make the same segment, whoever builds it. */
+  /** sha1 of the sorted blob ids: the same blobs always make the same segment id, whoever builds it. */
   id: string;
   data: Buffer;
+  /** Its blobs, in document order. */
   blobs: string[];
   /** Bytes of the text documents it covers. */
   textBytes: number;
 }
 
-/** Collects documents and encodes them as one segment. Memory: 8 bytes per (document, distinct trigram) pair. */
+/**
+ * Collects documents and encodes them as one segment. Memory while building: 6 bytes per
+ * (document, distinct trigram) pair, twice over while sorting — no object per trigram.
+ */
 export class SegmentBuilder {
   private readonly collector = new TrigramCollector();
   private readonly docs: Array<{ blob: string; size: number; kind: DocKind }> = [];
   private readonly blobs = new Set<string>();
-  /** trigram * 2^20 + doc, exact in a double (44 bits). */
-  private pairs = new Float64Array(1 << 16);
+  private pairTrigrams = new Uint32Array(1 << 16);
+  private pairDocs = new Uint16Array(1 << 16);
   private pairCount = 0;
   textBytes = 0;
 
@@ -64,10 +71,14 @@ export class SegmentBuilder {
     return this.docs.length;
   }
 
+  get full(): boolean {
+    return this.docs.length >= MAX_SEGMENT_DOCS;
+  }
+
   /** Adds a blob (its id and bytes); a blob added twice is kept once. */
   add(blob: string, content: Buffer): void {
     if (this.blobs.has(blob)) return;
-    if (this.docs.length >= MAX_SEGMENT_DOCS) throw new Error('segment full');
+    if (this.full) throw new Error('segment full');
     this.blobs.add(blob);
     const doc = this.docs.length;
     const kind = kindOf(content);
@@ -75,84 +86,95 @@ export class SegmentBuilder {
     if (kind !== DocKind.Text) return;
     this.textBytes += content.length;
     const trigrams = this.collector.collect(content);
-    if (this.pairCount + trigrams.length > this.pairs.length) {
-      const larger = new Float64Array(Math.max(this.pairs.length * 2, this.pairCount + trigrams.length));
-      larger.set(this.pairs.subarray(0, this.pairCount));
-      this.pairs = larger;
+    if (this.pairCount + trigrams.length > this.pairTrigrams.length) {
+      const capacity = Math.max(this.pairTrigrams.length * 2, this.pairCount + trigrams.length);
+      const grownTrigrams = new Uint32Array(capacity);
+      grownTrigrams.set(this.pairTrigrams.subarray(0, this.pairCount));
+      this.pairTrigrams = grownTrigrams;
+      const grownDocs = new Uint16Array(capacity);
+      grownDocs.set(this.pairDocs.subarray(0, this.pairCount));
+      this.pairDocs = grownDocs;
     }
-    for (let index = 0; index < trigrams.length; index++) this.pairs[this.pairCount++] = trigrams[index] * MAX_SEGMENT_DOCS + doc;
+    this.pairTrigrams.set(trigrams, this.pairCount);
+    this.pairDocs.fill(doc, this.pairCount, this.pairCount + trigrams.length);
+    this.pairCount += trigrams.length;
   }
 
   finish(): BuiltSegment {
-    // Documents in blob order, so a segment's bytes depend only on its blobs (any worker builds the same).
-    const order = this.docs.map((_, index) => index).sort((a, b) => (this.docs[a].blob < this.docs[b].blob ? -1 : 1));
-    const renumber = new Uint32Array(this.docs.length);
-    order.forEach((old, position) => (renumber[old] = position));
-    const pairs = this.pairs.subarray(0, this.pairCount);
-    for (let index = 0; index < pairs.length; index++) {
-      const doc = pairs[index] % MAX_SEGMENT_DOCS;
-      pairs[index] = pairs[index] - doc + renumber[doc];
+    // Pairs arrive in document order; a stable radix sort by trigram keeps each posting list ascending.
+    const count = this.pairCount;
+    let trigrams = this.pairTrigrams.subarray(0, count);
+    let docs = this.pairDocs.subarray(0, count);
+    let spareTrigrams = new Uint32Array(count);
+    let spareDocs = new Uint16Array(count);
+    for (const shift of [0, RADIX_BITS]) {
+      radixPass(trigrams, docs, spareTrigrams, spareDocs, shift);
+      [trigrams, spareTrigrams] = [spareTrigrams, trigrams];
+      [docs, spareDocs] = [spareDocs, docs];
     }
-    pairs.sort();
+    spareTrigrams = new Uint32Array(0);
+    spareDocs = new Uint16Array(0);
+    this.pairTrigrams = new Uint32Array(0);
+    this.pairDocs = new Uint16Array(0);
 
     let trigramCount = 0;
-    let previous = -1;
-    for (let index = 0; index < pairs.length; index++) {
-      const trigram = Math.floor(pairs[index] / MAX_SEGMENT_DOCS);
-      if (trigram !== previous) trigramCount++;
-      previous = trigram;
-    }
-    const trigrams = new Uint32Array(trigramCount);
-    const offsets = new Uint32Array(trigramCount + 1);
-    // Worst case 3 bytes a posting (20-bit deltas); trimmed after.
-    let postings = Buffer.allocUnsafe(pairs.length * 3);
+    for (let index = 0; index < count; index++) if (index === 0 || trigrams[index] !== trigrams[index - 1]) trigramCount++;
+    const docCount = this.docs.length;
+    const tableAt = HEADER_BYTES + docCount * DOC_BYTES;
+    const postingsAt = tableAt + trigramCount * 8 + 4;
+    // At most 3 bytes a posting (16-bit deltas); trimmed after.
+    const data = Buffer.allocUnsafe(postingsAt + count * 3);
+    const table = new DataView(data.buffer, data.byteOffset + tableAt, trigramCount * 8 + 4);
     let written = 0;
     let slot = -1;
-    let lastDoc = 0;
-    previous = -1;
-    for (let index = 0; index < pairs.length; index++) {
-      const trigram = Math.floor(pairs[index] / MAX_SEGMENT_DOCS);
-      const doc = pairs[index] - trigram * MAX_SEGMENT_DOCS;
+    for (let index = 0; index < count; index++) {
+      const doc = docs[index];
       let delta = doc;
-      if (trigram !== previous) {
+      if (index === 0 || trigrams[index] !== trigrams[index - 1]) {
         slot++;
-        trigrams[slot] = trigram;
-        offsets[slot] = written;
-        previous = trigram;
+        table.setUint32(slot * 4, trigrams[index], true);
+        table.setUint32(trigramCount * 4 + slot * 4, written, true);
       } else {
-        delta = doc - lastDoc;
+        delta = doc - docs[index - 1];
       }
-      lastDoc = doc;
+      let at = postingsAt + written;
       while (delta >= 0x80) {
-        postings[written++] = (delta & 0x7f) | 0x80;
+        data[at++] = (delta & 0x7f) | 0x80;
         delta >>>= 7;
       }
-      postings[written++] = delta;
+      data[at++] = delta;
+      written = at - postingsAt;
     }
-    offsets[trigramCount] = written;
-    postings = postings.subarray(0, written);
+    table.setUint32(trigramCount * 8, written, true);
 
-    const docCount = this.docs.length;
-    const data = Buffer.alloc(HEADER_BYTES + docCount * DOC_BYTES + trigramCount * 8 + 4 + written);
     data.writeUInt32LE(MAGIC, 0);
     data.writeUInt32LE(docCount, 4);
     data.writeUInt32LE(trigramCount, 8);
     data.writeUInt32LE(written, 12);
     let at = HEADER_BYTES;
     const blobs: string[] = [];
-    for (const old of order) {
-      const { blob } = this.docs[old];
+    for (const { blob } of this.docs) {
       blobs.push(blob);
       data.write(blob, at, BLOB_BYTES, 'hex');
       at += BLOB_BYTES;
     }
-    for (const old of order) at = data.writeUInt32LE(this.docs[old].size, at);
-    for (const old of order) at = data.writeUInt8(this.docs[old].kind, at);
-    for (let index = 0; index < trigramCount; index++) at = data.writeUInt32LE(trigrams[index], at);
-    for (let index = 0; index <= trigramCount; index++) at = data.writeUInt32LE(offsets[index], at);
-    postings.copy(data, at);
-    const id = createHash('sha1').update(blobs.join('\n')).digest('hex');
-    return { id, data, blobs, textBytes: this.textBytes };
+    for (const { size } of this.docs) at = data.writeUInt32LE(size, at);
+    for (const { kind } of this.docs) at = data.writeUInt8(kind, at);
+    const id = createHash('sha1').update([...blobs].sort().join('\n')).digest('hex');
+    return { id, data: Buffer.from(data.subarray(0, postingsAt + written)), blobs, textBytes: this.textBytes };
+  }
+}
+
+/** One stable counting pass of an LSD radix sort on RADIX_BITS bits of the trigrams, carrying the docs along. */
+function radixPass(trigrams: Uint32Array, docs: Uint16Array, outTrigrams: Uint32Array, outDocs: Uint16Array, shift: number): void {
+  const starts = new Uint32Array(RADIX + 1);
+  for (let index = 0; index < trigrams.length; index++) starts[((trigrams[index] >>> shift) & (RADIX - 1)) + 1]++;
+  for (let digit = 0; digit < RADIX; digit++) starts[digit + 1] += starts[digit];
+  for (let index = 0; index < trigrams.length; index++) {
+    const digit = (trigrams[index] >>> shift) & (RADIX - 1);
+    const to = starts[digit]++;
+    outTrigrams[to] = trigrams[index];
+    outDocs[to] = docs[index];
   }
 }
 
