@@ -36,6 +36,10 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
   readonly id = workerId();
   /** The search index's hook into a shard: the segment of the shard's new blobs. */
   readonly indexer: ReturnType<typeof shardIndexer>;
+  /** Whether scans build the search index (QUARRY_SEARCH_INDEX). */
+  get searchIndex(): boolean {
+    return this.config.searchIndex;
+  }
   get limits(): QuarryConfig['shardLimits'] {
     return this.config.shardLimits;
   }
@@ -45,9 +49,9 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
     @Inject(WORKER_LOGGER) private readonly logger: Logger,
     private readonly snapshots: JobSnapshots,
     private readonly facts: BlobFactRepository,
-    private readonly searchIndex: SearchIndexRepository,
+    searchIndexStore: SearchIndexRepository,
   ) {
-    this.indexer = shardIndexer(searchIndex);
+    this.indexer = shardIndexer(searchIndexStore);
     this.connection = new IORedis(redisOptions(config.redisUrl));
     this.queue = new Queue(SCAN_SHARD_QUEUE, { connection: this.connection, prefix: config.queuePrefix });
   }
@@ -151,7 +155,7 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
         const outcome = await runShard(snapshot, job.data.files, this.facts, {
           worker: this.id,
           // Each shard builds the trigram segment of its blobs (a commit's shards are always git).
-          index: this.indexer,
+          index: this.config.searchIndex ? this.indexer : undefined,
           signal: abort,
           onProgress: (done) => {
             const now = Date.now();

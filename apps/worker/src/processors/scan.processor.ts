@@ -4,7 +4,7 @@ import { InProcessShardExecutor, shardedScan, type BlobFactStore } from '@quarry
 import { BlobFactRepository, SearchIndexRepository } from '@quarry/db';
 import { indexCommit, type SearchIndexStore } from '@quarry/search-index';
 import { withStack } from '@quarry/detect';
-import { repoReaderOf } from '@quarry/snapshot';
+import { repoReaderOf, type Snapshot } from '@quarry/snapshot';
 import { HandlesJob, JobContext, JobHandler } from '../job-handler';
 import { JobSnapshots } from '../job-snapshots';
 import { ScanShards } from '../scan-shards';
@@ -30,6 +30,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
   ) {}
 
   async run(input: ScanInput, context: JobContext): Promise<ScanResult> {
+    const indexed = (snapshot: Snapshot) => this.shards.searchIndex && isGit(snapshot);
     // A path is checked again here: a worker on another machine has its own view of the allowed roots.
     const { result, source } = await this.snapshots.run(input, context, (snapshot) =>
       withStack(
@@ -40,7 +41,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
             store: this.facts,
             executor: isGit(snapshot) ? this.shards.executorFor(context.jobId, snapshot.source) : new InProcessShardExecutor(snapshot, this.facts, LOCAL_SHARD_CONCURRENCY, this.shards.id),
             // A few files left to read (a small commit's re-scan) are read here, not handed over.
-            inline: new InProcessShardExecutor(snapshot, this.facts, 1, this.shards.id, isGit(snapshot) ? this.shards.indexer : undefined),
+            inline: new InProcessShardExecutor(snapshot, this.facts, 1, this.shards.id, indexed(snapshot) ? this.shards.indexer : undefined),
             signal: context.signal,
             limits: this.shards.limits,
             onProgress: (progress) => context.progress(progress),
@@ -48,7 +49,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
           // A commit's search index: the shards built their blobs' segments; what they did not
           // (blobs scanned before) is built here, then the manifest says the commit is indexed.
           // A directory changes under the index, so only commits are indexed.
-          if (isGit(snapshot)) {
+          if (indexed(snapshot)) {
             context.progress({ stage: 'indexing', done: 0, message: 'search index' });
             await indexCommit(snapshot, this.searchIndex, { signal: context.signal });
           }
