@@ -109,7 +109,7 @@ export async function runSearchIndexBench(): Promise<SearchIndexBenchReport> {
     };
     const scan = async (label: string, searchIndex: boolean): Promise<{ ms: number; result: any; worker: ChildHandle }> => {
       await empty();
-      const worker = await group.startWorker(label, { ...env, QUARRY_SEARCH_INDEX: searchIndex ? '1' : '0', QUARRY_DATA_DIR: path.join(work, label), QUARRY_WORKER_ID: label }, { waitForReady: true, timeoutMs: 60_000 });
+      const worker = await group.startWorker(label, { ...env, QUARRY_LOG_LEVEL: 'info', QUARRY_SEARCH_INDEX: searchIndex ? '1' : '0', QUARRY_DATA_DIR: path.join(work, label), QUARRY_WORKER_ID: label }, { waitForReady: true, timeoutMs: 60_000 });
       const started = performance.now();
       const { id } = await api('POST', '/v1/jobs', { kind: 'scan', input: { source: { git: url } } });
       const job = await pollUntil(async () => {
