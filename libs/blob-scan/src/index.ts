@@ -6,6 +6,6 @@
 export { type BlobFact, type BlobFactStore, MemoryBlobFacts, factOf, measureOf } from './blob-facts';
 export { assembleScan, type AssembleInput } from './assemble';
 export { planShards, describeShardPaths, DEFAULT_SHARD_LIMITS, ESTIMATED_FILE_BYTES, type ShardFile, type ShardTask, type ShardLimits } from './plan';
-export { runShard, type ShardOutcome, type RunShardOptions, type ShardIndexer } from './run-shard';
+export { runShard, type ShardOutcome, type RunShardOptions, type ShardIndexer, type ShardIndexBuild } from './run-shard';
 export { shardedScan, INLINE_BELOW_FILES, type ShardExecutor, type ShardedScanOptions, type ShardedScanResult } from './sharded-scan';
 export { InProcessShardExecutor, workerId } from './in-process-executor';

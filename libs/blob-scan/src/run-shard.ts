@@ -15,11 +15,18 @@ export interface ShardOutcome {
 }
 
 /**
- * Builds what a search index needs from a shard's files, after their facts are recorded
- * (@quarry/search-index's trigram segments). Reads through the same snapshot.
+ * Builds what a search index needs from a shard's files (@quarry/search-index's trigram
+ * segments): handed the bytes the shard reads as it reads them (no second read), it reads what
+ * it was not handed (measures served from a cache) and saves its work in `finish`, after the
+ * shard's facts are recorded.
  */
 export interface ShardIndexer {
-  indexShard(snapshot: Snapshot, files: readonly ShardFile[], signal?: AbortSignal): Promise<unknown>;
+  start(snapshot: Snapshot, files: readonly ShardFile[], signal?: AbortSignal): ShardIndexBuild;
+}
+
+export interface ShardIndexBuild {
+  add(path: string, content: Buffer, blob?: string): void;
+  finish(): Promise<unknown>;
 }
 
 export interface RunShardOptions {
@@ -61,13 +68,14 @@ export async function runShard(snapshot: Snapshot, files: readonly ShardFile[], 
     if (pending.length >= RECORD_BATCH) flush();
   };
 
+  const indexing = options.index?.start(snapshot, files, signal);
   const known = files.filter((file) => file.blob !== undefined);
   if (known.length > 0) {
     const blobOf = new Map(known.map((file) => [file.path, file.blob as string]));
     await snapshot.measure(
       known.map((file) => file.path),
       (path, measure) => add(blobOf.get(path) as string, measure),
-      { signal },
+      { signal, onContent: indexing && ((path, content) => indexing.add(path, content)) },
     );
   }
   for (const file of files) {
@@ -81,9 +89,10 @@ export async function runShard(snapshot: Snapshot, files: readonly ShardFile[], 
     const blob = blobId(content);
     outcome.blobs.push([file.path, blob]);
     add(blob, measureContent(content));
+    indexing?.add(file.path, content, blob);
   }
   flush();
   await writes;
-  await options.index?.indexShard(snapshot, files, signal);
+  await indexing?.finish();
   return outcome;
 }

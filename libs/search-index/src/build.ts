@@ -30,40 +30,73 @@ export interface IndexBuildStats {
 }
 
 /**
- * Builds and saves the segments of the blobs the store does not hold yet. A segment is saved
- * whole (segment and blob rows in one transaction), so a build killed half-way leaves some
- * complete segments and no partial one; its blobs are simply built again next time.
+ * An index build fed as content arrives (a scan shard hands over the bytes it measures), then
+ * finished: the files it was not handed are read, the last segment closed and every segment
+ * saved. A segment is saved whole (segment and blob rows in one transaction), so a build killed
+ * half-way leaves some complete segments and no partial one; its blobs are built again next time.
  */
-export async function indexFiles(snapshot: Snapshot, files: readonly IndexFile[], store: SearchIndexStore, options: IndexBuildOptions = {}): Promise<IndexBuildStats> {
-  const { signal } = options;
-  const segmentTextBytes = options.segmentTextBytes ?? SEGMENT_TEXT_BYTES;
-  const stats: IndexBuildStats = { segments: 0, blobs: 0, textBytes: 0, indexBytes: 0 };
-  const listed = files.filter((file) => file.blob !== undefined).map((file) => file.blob as string);
-  const covered = await store.segmentsOf([...new Set(listed)]);
-  let builder = new SegmentBuilder();
-  const save = async () => {
-    if (builder.size === 0) return;
-    const segment = builder.finish();
-    builder = new SegmentBuilder();
-    await store.saveSegment(segment);
-    stats.segments++;
-    stats.blobs += segment.blobs.length;
-    stats.textBytes += segment.textBytes;
-    stats.indexBytes += segment.data.length;
-  };
-  for (const file of files) {
-    if (file.blob !== undefined && covered.has(file.blob)) continue;
-    signal?.throwIfAborted();
-    const content = await snapshot.readFile(file.path);
-    if (content === undefined) continue;
-    const blob = file.blob ?? blobId(content);
-    if (covered.has(blob)) continue;
-    builder.add(blob, content);
-    covered.set(blob, '');
-    if (builder.textBytes >= segmentTextBytes || builder.full) await save();
+export class IndexBuild {
+  private builder = new SegmentBuilder();
+  private readonly added = new Set<string>();
+  private readonly blobOf: Map<string, string>;
+  private saves: Promise<void> = Promise.resolve();
+  private readonly segmentTextBytes: number;
+  readonly stats: IndexBuildStats = { segments: 0, blobs: 0, textBytes: 0, indexBytes: 0 };
+
+  constructor(
+    private readonly snapshot: Snapshot,
+    private readonly files: readonly IndexFile[],
+    private readonly store: SearchIndexStore,
+    private readonly options: IndexBuildOptions = {},
+  ) {
+    this.blobOf = new Map(files.filter((file) => file.blob !== undefined).map((file) => [file.path, file.blob as string]));
+    this.segmentTextBytes = options.segmentTextBytes ?? SEGMENT_TEXT_BYTES;
   }
-  await save();
-  return stats;
+
+  /** A file's bytes (its blob: given, listed, or computed). */
+  add(path: string, content: Buffer, blob = this.blobOf.get(path) ?? blobId(content)): void {
+    if (this.added.has(blob)) return;
+    this.added.add(blob);
+    this.builder.add(blob, content);
+    if (this.builder.textBytes >= this.segmentTextBytes || this.builder.full) this.close();
+  }
+
+  /** Reads the files not handed over (and not in a saved segment already), then saves everything. */
+  async finish(): Promise<IndexBuildStats> {
+    const { signal } = this.options;
+    const unread = this.files.filter((file) => file.blob === undefined || !this.added.has(file.blob));
+    const listed = [...new Set(unread.flatMap((file) => (file.blob === undefined ? [] : [file.blob])))];
+    const covered = listed.length === 0 ? new Map<string, string>() : await this.store.segmentsOf(listed);
+    for (const file of unread) {
+      if (file.blob !== undefined && covered.has(file.blob)) continue;
+      signal?.throwIfAborted();
+      const content = await this.snapshot.readFile(file.path);
+      if (content !== undefined) this.add(file.path, content, file.blob);
+    }
+    this.close();
+    await this.saves;
+    return this.stats;
+  }
+
+  /** Encodes the open segment and queues its save (saves run one after another). */
+  private close(): void {
+    if (this.builder.size === 0) return;
+    const segment = this.builder.finish();
+    this.builder = new SegmentBuilder();
+    this.saves = this.saves.then(async () => {
+      await this.store.saveSegment(segment);
+      this.stats.segments++;
+      this.stats.blobs += segment.blobs.length;
+      this.stats.textBytes += segment.textBytes;
+      this.stats.indexBytes += segment.data.length;
+    });
+    this.saves.catch(() => undefined); // awaited in finish
+  }
+}
+
+/** Builds and saves the segments of the files' blobs that no saved segment holds yet. */
+export function indexFiles(snapshot: Snapshot, files: readonly IndexFile[], store: SearchIndexStore, options: IndexBuildOptions = {}): Promise<IndexBuildStats> {
+  return new IndexBuild(snapshot, files, store, options).finish();
 }
 
 /** Every file git lists in the snapshot, with its blob: what an index of the commit covers. */
@@ -173,9 +206,9 @@ export class IndexedCommits {
   }
 }
 
-/** The scan's hook (blob-scan's ShardIndexer): each shard builds the segment of its new blobs. */
-export function shardIndexer(store: SearchIndexStore): { indexShard(snapshot: Snapshot, files: readonly IndexFile[], signal?: AbortSignal): Promise<IndexBuildStats> } {
-  return { indexShard: (snapshot, files, signal) => indexFiles(snapshot, files, store, { signal }) };
+/** The scan's hook (blob-scan's ShardIndexer): each shard builds the segment of its new blobs from the bytes it measures. */
+export function shardIndexer(store: SearchIndexStore): { start(snapshot: Snapshot, files: readonly IndexFile[], signal?: AbortSignal): IndexBuild } {
+  return { start: (snapshot, files, signal) => new IndexBuild(snapshot, files, store, { signal }) };
 }
 
 /**

@@ -10,4 +10,4 @@ export { IndexedCommit, type CommitFile, type Candidates } from './indexed-commi
 export { searchIndexed, type MaybeIndexedResult } from './indexed-search';
 export { MemorySearchIndexStore, type SearchIndexStore, type CommitManifest } from './store';
 export { SegmentCache } from './segment-cache';
-export { indexFiles, indexCommit, listCommit, IndexedCommits, shardIndexer, snapshotSearch, type IndexFile, type IndexBuildStats, type IndexBuildOptions, SEGMENT_TEXT_BYTES } from './build';
+export { IndexBuild, indexFiles, indexCommit, listCommit, IndexedCommits, shardIndexer, snapshotSearch, type IndexFile, type IndexBuildStats, type IndexBuildOptions, SEGMENT_TEXT_BYTES } from './build';

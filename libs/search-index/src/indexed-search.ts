@@ -16,10 +16,12 @@ export async function searchIndexed(request: SearchRequest, commit: IndexedCommi
   const { inScope, ignoreCase } = await requestScope(request);
   const trigrams = commit && planQuery(request.mode, request.pattern, ignoreCase);
   if (!commit || !trigrams) return { ...(await searchWorkspace(request, options)), indexed: false };
-  const candidates = commit.candidates(trigrams, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+  // The scope as the request states it: equal keys, equal filters (equivalent spellings merely miss the cache).
+  const scope = { key: JSON.stringify([request.directory ?? '', request.glob ?? '', request.hidden === true]), inScope };
+  const candidates = commit.candidates(trigrams, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, scope);
   const result = await searchWorkspace(request, { ...options, files: candidates.read });
-  result.filesSearched += inScope(candidates.notRead.text).length;
-  result.skipped.binary += inScope(candidates.notRead.binary).length;
-  result.skipped.tooLarge += inScope(candidates.notRead.tooLarge).length;
+  result.filesSearched += candidates.notRead.text;
+  result.skipped.binary += candidates.notRead.binary;
+  result.skipped.tooLarge += candidates.notRead.tooLarge;
   return { ...result, indexed: true };
 }
