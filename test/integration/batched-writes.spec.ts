@@ -14,11 +14,8 @@ describe('batched job writes (group commit)', () => {
   });
   afterAll(() => database.close());
 
-  const create = (n: number) =>
-    Promise.all(Array.from({ length: n }, (_, i) => jobs.create({ kind: 'scan', input: { root: `/batch/${i}` }, queuePrefix: 'batched-writes-test' })));
-
-  it('claims, records progress and completes 300 jobs in a few statements, each exactly once with a sane history', async () => {
-    const created = await create(300);
+  /** How many statements `work` sent through the pool. */
+  async function countingStatements(work: () => Promise<void>): Promise<number> {
     let statements = 0;
     const query = database.pool.query.bind(database.pool);
     const spy = jest.spyOn(database.pool, 'query').mockImplementation(((...args: Parameters<typeof query>) => {
@@ -26,6 +23,19 @@ describe('batched job writes (group commit)', () => {
       return query(...args);
     }) as never);
     try {
+      await work();
+    } finally {
+      spy.mockRestore();
+    }
+    return statements;
+  }
+
+  const create = (n: number) =>
+    Promise.all(Array.from({ length: n }, (_, i) => jobs.create({ kind: 'scan', input: { root: `/batch/${i}` }, queuePrefix: 'batched-writes-test' })));
+
+  it('claims, records progress and completes 300 jobs in a few statements, each exactly once with a sane history', async () => {
+    const created = await create(300);
+    const statements = await countingStatements(async () => {
       const claimed = await Promise.all(created.map((job) => jobs.claim(job.id, 1)));
       expect(claimed.every((job, i) => job?.id === created[i].id && job.kind === 'scan')).toBe(true);
       expect(claimed[7]?.input).toEqual({ root: '/batch/7' });
@@ -34,9 +44,7 @@ describe('batched job writes (group commit)', () => {
       expect(written.every(Boolean)).toBe(true);
       // A second completion (a duplicate run) writes nothing.
       expect(await Promise.all(created.slice(0, 20).map((job) => jobs.complete(job.id, { n: -1 })))).toEqual(Array(20).fill(false));
-    } finally {
-      spy.mockRestore();
-    }
+    });
     expect(statements).toBeLessThan(30); // 300 jobs × 3 writes + 20 duplicates, one statement per batch
     const { rows } = await database.pool.query<{ id: string; status: string; result: { n: number }; types: string[] }>(
       `SELECT j.id::text, j.status::text, j.result,
@@ -75,6 +83,34 @@ describe('batched job writes (group commit)', () => {
     expect(await claim).not.toBeNull();
     expect(await complete).toBe(true);
     expect((await jobs.history(job.id)).map((event) => event.type)).toEqual(['queued', 'started', 'completed']);
+  });
+
+  it('pins sources in the group commit: before the work (git) or with the result (a directory), the first pin staying', async () => {
+    const git = (commit: string) => ({ git: 'https://example.test/r.git', ref: 'main', commit });
+    const directory = { path: '/batch/dir', commit: 'c'.repeat(40), dirty: false };
+    const created = await create(40);
+    await Promise.all(created.map((job) => jobs.claim(job.id, 1)));
+    const statements = await countingStatements(async () => {
+      // Half pin a commit while the other half complete with the directory they read: one batch.
+      await Promise.all(created.map((job, i) => (i % 2 === 0 ? jobs.pinSource(job.id, git('a'.repeat(40))) : jobs.complete(job.id, { i }, directory as never))));
+      // A later pin (a retry that resolved the ref again) keeps the first.
+      await Promise.all(created.filter((_, i) => i % 2 === 0).map((job) => jobs.pinSource(job.id, git('b'.repeat(40)))));
+    });
+    expect(statements).toBeLessThanOrEqual(4);
+    const rows = await Promise.all(created.map((job) => jobs.find(job.id)));
+    rows.forEach((row, i) => {
+      if (i % 2 === 0) {
+        expect(row?.status).toBe('running');
+        expect(row?.source).toEqual(git('a'.repeat(40)));
+      } else {
+        expect(row?.status).toBe('succeeded');
+        expect(row?.source).toEqual(directory);
+      }
+    });
+    // The claim of a retry, alone on an idle worker, hands the pinned commit back.
+    expect((await jobs.claim(created[0].id, 2))?.resolvedSource).toEqual(git('a'.repeat(40)));
+    const [pair1, pair2] = await Promise.all([jobs.claim(created[2].id, 2), jobs.claim(created[4].id, 2)]);
+    expect([pair1?.resolvedSource, pair2?.resolvedSource]).toEqual([git('a'.repeat(40)), git('a'.repeat(40))]);
   });
 
   it('fails only the operation Postgres refuses, not its neighbours in the batch', async () => {

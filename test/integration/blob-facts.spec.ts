@@ -36,4 +36,18 @@ describe('per-blob facts in Postgres', () => {
     expect((await facts.lookup([])).size).toBe(0);
     expect(await facts.record([])).toBe(0);
   });
+
+  it('remembers the facts it read or wrote, bounded, so a repeat scan on this worker makes no round trip', async () => {
+    const small = new BlobFactRepository(database.prisma, database.pool, 2);
+    const [a, b, c] = ['r1', 'r2', 'r3'].map((name): BlobFact => ({ blob: blob(name), kind: 'text', bytes: 1, lines: 1 }));
+    expect(await small.record([a, b, c])).toBe(3);
+    // Rows deleted behind its back (only a test does that): what it still remembers needs no query.
+    await database.pool.query('DELETE FROM blob_facts WHERE blob = ANY($1::text[])', [[a.blob, b.blob, c.blob]]);
+    const found = await small.lookup([a.blob, b.blob, c.blob]);
+    expect([...found.keys()].sort()).toEqual([b.blob, c.blob].sort()); // the oldest was forgotten
+    expect(await small.record([b, c])).toBe(0); // known here: not written again
+    expect(await small.count([a.blob, b.blob, c.blob])).toBe(0); // count asks Postgres
+    // Another worker remembers nothing of this one's.
+    expect((await new BlobFactRepository(database.prisma, database.pool).lookup([b.blob])).size).toBe(0);
+  });
 });

@@ -153,7 +153,9 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       const { seen, onprogress } = recordProgress();
       const scan = (await forwarded.client.callTool({ name: 'scan_repository', arguments: { repository: tree.root } }, undefined, { onprogress })) as CallToolResult;
       expect(scan.structuredContent).toMatchObject({ files: tree.files });
-      expect(seen.length).toBeGreaterThanOrEqual(3);
+      // Relayed (streaming itself is the direct test's: this second scan of the tree is quick, its
+      // blobs already known to the worker, so it may send a single notice).
+      expect(seen.length).toBeGreaterThanOrEqual(1);
       expectIncreasing(seen);
       // The job is the gateway's: stored in Postgres and readable through the forwarded resource.
       const jobId = linkedJob(scan).split('/').pop()!;

@@ -15,8 +15,10 @@ export interface JobContext {
   queueJob: { id: string; queue: string };
   /** The repository commit an earlier attempt pinned, if any (a retry reads the same commit). */
   pinnedSource?: ResolvedSourceBody | null;
-  /** Records the commit this job reads on its row (the first pin wins). */
+  /** Records the commit this job reads on its row now, before the work (the first pin wins): a retry reads the same commit. */
   pinSource?(source: ResolvedSourceBody): Promise<void>;
+  /** Records the repository this job read with its result, in the same write (a directory is identified only beside the work). */
+  recordSource?(source: ResolvedSourceBody): void;
 }
 
 /** Runs one kind of job: parse nothing (the runner did), call a library, return its result. */

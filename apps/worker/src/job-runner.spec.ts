@@ -38,8 +38,21 @@ describe('JobRunner', () => {
     const outcome = await runner.run(bullJob(0), signal());
     expect(outcome).toMatchObject({ written: true });
     expect(writes).toEqual(['complete']);
-    expect(mock.complete).toHaveBeenCalledWith('j1', { files: 1 });
+    expect(mock.complete).toHaveBeenCalledWith('j1', { files: 1 }, undefined);
     expect(mock.claim).toHaveBeenCalledWith('j1', 1);
+  });
+
+  it('writes the source a handler read with its result, in the same write', async () => {
+    const source = { path: '/r', ref: null, commit: 'c'.repeat(40), dirty: true };
+    const { runner, writes, mock } = runnerWith({
+      run: async (_input, context) => {
+        context.recordSource?.(source);
+        return { files: 1 } as never;
+      },
+    });
+    await runner.run(bullJob(0), signal());
+    expect(writes).toEqual(['complete']);
+    expect(mock.complete).toHaveBeenCalledWith('j1', { files: 1 }, source);
   });
 
   it('skips a job that is no longer runnable', async () => {

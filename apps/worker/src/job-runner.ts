@@ -4,6 +4,7 @@ import {
   JobKind,
   QuarryError,
   QuarryErrorBody,
+  ResolvedSourceBody,
   isQuarryError,
   parseOrThrow,
 } from '@quarry/contracts';
@@ -48,6 +49,7 @@ export class JobRunner {
       store: (progress, sample) => this.jobs.recordProgress(id, progress, sample),
       onError: (error) => this.logger.warn({ err: error, jobId: id }, 'progress write failed'),
     });
+    let sourceRead: ResolvedSourceBody | undefined;
     try {
       if (!handler) throw new QuarryError('kind_not_available', `This worker has no handler for ${claimed.kind} jobs.`);
       const startedAt = Date.now();
@@ -61,9 +63,12 @@ export class JobRunner {
         queueJob: { id: job.id ?? id, queue: job.queueQualifiedName },
         pinnedSource: claimed.resolvedSource,
         pinSource: (source) => this.jobs.pinSource(id, source),
+        recordSource: (source) => {
+          sourceRead = source;
+        },
       });
       await reporter.stop();
-      const written = await this.jobs.complete(id, result);
+      const written = await this.jobs.complete(id, result, sourceRead);
       const outcome: RunOutcome = { written, durationMs: Date.now() - startedAt };
       if (written && (JSON.stringify(result ?? null)?.length ?? 0) <= HANDOVER_MAX_CHARS) outcome.result = result ?? null;
       return outcome;

@@ -28,7 +28,11 @@ export class JobSnapshots implements OnApplicationShutdown {
       }
       const result = await work(pinned.snapshot);
       const source = await pinned.source();
-      await context.pinSource?.(source);
+      // A git commit was pinned before the work; a directory's identity goes with the result.
+      if (!('git' in requested)) {
+        if (context.recordSource) context.recordSource(source);
+        else await context.pinSource?.(source);
+      }
       return { result, source };
     } finally {
       pinned.snapshot.close();

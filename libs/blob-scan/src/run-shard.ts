@@ -1,5 +1,4 @@
 import type { Snapshot } from '@quarry/snapshot';
-import { blobId } from '@quarry/snapshot';
 import { measureContent, type FileMeasure } from '@quarry/workspace';
 import { factOf, type BlobFact, type BlobFactStore } from './blob-facts';
 import type { ShardFile } from './plan';
@@ -81,15 +80,14 @@ export async function runShard(snapshot: Snapshot, files: readonly ShardFile[], 
   for (const file of files) {
     if (file.blob !== undefined) continue;
     signal?.throwIfAborted();
-    const content = await snapshot.readFile(file.path);
-    if (!content) {
+    const read = await snapshot.readBlob(file.path);
+    if (!read) {
       onProgress?.(++done);
       continue;
     }
-    const blob = blobId(content);
-    outcome.blobs.push([file.path, blob]);
-    add(blob, measureContent(content));
-    indexing?.add(file.path, content, blob);
+    outcome.blobs.push([file.path, read.blob]);
+    add(read.blob, measureContent(read.content));
+    indexing?.add(file.path, read.content, read.blob);
   }
   flush();
   await writes;

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { JobProgress, ScanResult } from '@quarry/contracts';
+import { number } from '@quarry/render';
 import type { Snapshot } from '@quarry/snapshot';
 import type { FileMeasure } from '@quarry/workspace';
 import { assembleScan } from './assemble';
@@ -52,7 +53,7 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
 
   // The blob of every file when the snapshot lists them (a git tree); a directory's are learnt by reading.
   const blobs = new Map<string, string | undefined>();
-  const listsBlobs = 'git' in safeSource(snapshot);
+  const listsBlobs = snapshot.kind === 'git';
   for (const path of listing.files) blobs.set(path, listsBlobs ? (await snapshot.entry(path))?.blob : undefined);
   const listedBlobs = [...new Set([...blobs.values()].filter((blob): blob is string => blob !== undefined))];
   const known = await store.lookup(listedBlobs);
@@ -79,7 +80,7 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
       stage: 'reading',
       done: skippedFiles + doneSum,
       total,
-      message: `indexing ${(skippedFiles + doneSum).toLocaleString('en-US')} / ${total.toLocaleString('en-US')} files · ${Math.max(1, workersSeen.size)} worker${workersSeen.size > 1 ? 's' : ''}`,
+      message: `indexing ${number(skippedFiles + doneSum)} / ${number(total)} files · ${Math.max(1, workersSeen.size)} worker${workersSeen.size > 1 ? 's' : ''}`,
     });
   report();
   const executor = options.inline && toRead.length <= (options.inlineBelowFiles ?? INLINE_BELOW_FILES) ? options.inline : options.executor;
@@ -121,10 +122,3 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
   };
 }
 
-function safeSource(snapshot: Snapshot): object {
-  try {
-    return snapshot.source;
-  } catch {
-    return {}; // a directory not identified yet
-  }
-}

@@ -200,10 +200,8 @@ export class JobRepository {
 
   /** Pins the repository commit a job reads, once: later attempts keep the first. */
   async pinSource(id: string, source: ResolvedSourceBody): Promise<void> {
-    await this.pool.query(
-      `UPDATE jobs SET resolved_source = $2::jsonb, updated_at = now() WHERE id = $1::uuid AND resolved_source IS NULL`,
-      [id, json(source)],
-    );
+    if (!isUuid(id)) return;
+    await this.writes.pin(id.toLowerCase(), json(source));
   }
 
   /** Latest progress of a running job (the history keeps a sample of it). */
@@ -212,10 +210,13 @@ export class JobRepository {
     await this.writes.progress(id.toLowerCase(), json(progress), keepInHistory);
   }
 
-  /** running → succeeded with the result. False when another run (or a cancel) got there first. */
-  async complete(id: string, result: unknown): Promise<boolean> {
+  /**
+   * running → succeeded with the result. False when another run (or a cancel) got there first.
+   * `source`: the repository the job read, pinned in the same write (a directory's identity is known only at the end).
+   */
+  async complete(id: string, result: unknown, source?: ResolvedSourceBody): Promise<boolean> {
     if (!isUuid(id)) return false;
-    return this.writes.complete(id.toLowerCase(), json(result));
+    return this.writes.complete(id.toLowerCase(), json(result), source ? json(source) : null);
   }
 
   /** queued|running → failed, keeping the error. */

@@ -12,7 +12,8 @@ export interface ClaimedRow {
 
 type Op =
   | { type: 'claim'; id: string; attempt: number; resolve: (job: ClaimedRow | null) => void; reject: (error: unknown) => void }
-  | { type: 'complete'; id: string; result: string; resolve: (written: boolean) => void; reject: (error: unknown) => void }
+  | { type: 'complete'; id: string; result: string; source: string | null; resolve: (written: boolean) => void; reject: (error: unknown) => void }
+  | { type: 'pin'; id: string; source: string; resolve: () => void; reject: (error: unknown) => void }
   | { type: 'progress'; id: string; progress: string; sample: boolean; resolve: () => void; reject: (error: unknown) => void };
 
 export interface JobWriteBatcherOptions {
@@ -59,8 +60,14 @@ export class JobWriteBatcher {
     return new Promise((resolve, reject) => this.push({ type: 'claim', id, attempt, resolve, reject }));
   }
 
-  complete(id: string, result: string): Promise<boolean> {
-    return new Promise((resolve, reject) => this.push({ type: 'complete', id, result, resolve, reject }));
+  /** `source`: the repository the job read, pinned with the result unless an earlier write pinned one. */
+  complete(id: string, result: string, source: string | null = null): Promise<boolean> {
+    return new Promise((resolve, reject) => this.push({ type: 'complete', id, result, source, resolve, reject }));
+  }
+
+  /** Pins the repository commit a job reads (the first pin stays). */
+  pin(id: string, source: string): Promise<void> {
+    return new Promise((resolve, reject) => this.push({ type: 'pin', id, source, resolve, reject }));
   }
 
   progress(id: string, progress: string, sample: boolean): Promise<void> {
@@ -126,9 +133,10 @@ export class JobWriteBatcher {
     const claims = batch.filter((op): op is Extract<Op, { type: 'claim' }> => op.type === 'claim');
     const completes = batch.filter((op): op is Extract<Op, { type: 'complete' }> => op.type === 'complete');
     const progress = batch.filter((op): op is Extract<Op, { type: 'progress' }> => op.type === 'progress');
+    const pins = batch.filter((op): op is Extract<Op, { type: 'pin' }> => op.type === 'pin');
     // Only the parts this batch needs, as a named statement: Postgres parses and plans each of the
-    // seven shapes once per connection, not once per batch.
-    const shape = (claims.length ? 'c' : '') + (completes.length ? 'd' : '') + (progress.length ? 'p' : '');
+    // fifteen shapes once per connection, not once per batch.
+    const shape = (claims.length ? 'c' : '') + (completes.length ? 'd' : '') + (progress.length ? 'p' : '') + (pins.length ? 'n' : '');
     const values: unknown[] = [];
     const param = (value: unknown) => `$${values.push(value)}`;
     const ctes: string[] = [];
@@ -145,8 +153,9 @@ export class JobWriteBatcher {
     }
     if (completes.length) {
       ctes.push(`done AS (
-         UPDATE jobs j SET status = 'succeeded', result = i.result::jsonb, error = NULL, finished_at = now(), updated_at = now()
-           FROM unnest(${param(completes.map((op) => op.id))}::uuid[], ${param(completes.map((op) => op.result))}::text[]) AS i(id, result)
+         UPDATE jobs j SET status = 'succeeded', result = i.result::jsonb, error = NULL, finished_at = now(), updated_at = now(),
+                resolved_source = COALESCE(j.resolved_source, i.source::jsonb)
+           FROM unnest(${param(completes.map((op) => op.id))}::uuid[], ${param(completes.map((op) => op.result))}::text[], ${param(completes.map((op) => op.source))}::text[]) AS i(id, result, source)
           WHERE j.id = i.id AND j.status = 'running'
          RETURNING j.id)`);
       events.push(`SELECT id, 'completed', 'null'::jsonb FROM done`);
@@ -161,8 +170,17 @@ export class JobWriteBatcher {
       events.push(`SELECT id, 'progress', progress::jsonb FROM progressed WHERE sample`);
       selects.push(`SELECT 'progress' AS op, NULL AS id, NULL AS kind, NULL::jsonb AS input, NULL AS "ownerId", NULL::jsonb AS "resolvedSource" WHERE false`);
     }
-    const text = `WITH ${ctes.join(',\n')},
-       logged AS (INSERT INTO job_events (job_id, type, data) ${events.join(' UNION ALL ')})
+    if (pins.length) {
+      // Not read by the final SELECT: Postgres runs every data-modifying CTE to completion anyway.
+      ctes.push(`pinned AS (
+         UPDATE jobs j SET resolved_source = i.source::jsonb, updated_at = now()
+           FROM unnest(${param(pins.map((op) => op.id))}::uuid[], ${param(pins.map((op) => op.source))}::text[]) AS i(id, source)
+          WHERE j.id = i.id AND j.resolved_source IS NULL
+         RETURNING j.id)`);
+      selects.push(`SELECT 'pin' AS op, NULL AS id, NULL AS kind, NULL::jsonb AS input, NULL AS "ownerId", NULL::jsonb AS "resolvedSource" WHERE false`);
+    }
+    if (events.length) ctes.push(`logged AS (INSERT INTO job_events (job_id, type, data) ${events.join(' UNION ALL ')})`);
+    const text = `WITH ${ctes.join(',\n')}
        ${selects.join(' UNION ALL ')}`;
     const { rows } = await this.pool.query<{ op: string; id: string; kind: string | null; input: unknown; ownerId: string | null; resolvedSource: unknown }>({
       name: `quarry-job-writes-${shape}`,
@@ -178,6 +196,7 @@ export class JobWriteBatcher {
     for (const op of claims) op.resolve(claimed.get(op.id) ?? null);
     for (const op of completes) op.resolve(completed.has(op.id));
     for (const op of progress) op.resolve();
+    for (const op of pins) op.resolve();
   }
 
   /** A lone operation (an idle worker): the plain single-row statement, cheaper to plan than the batch one. */
@@ -188,11 +207,11 @@ export class JobWriteBatcher {
         text: `WITH claimed AS (
            UPDATE jobs SET status = 'running', attempts = $2, started_at = COALESCE(started_at, now()), updated_at = now()
            WHERE id = $1::uuid AND status IN ('queued', 'running')
-           RETURNING id, kind, input, owner_id
+           RETURNING id, kind, input, owner_id, resolved_source
          ), logged AS (
            INSERT INTO job_events (job_id, type, data) SELECT id, 'started', jsonb_build_object('attempt', $2::int) FROM claimed
          )
-         SELECT id::text AS id, kind::text AS kind, input, owner_id::text AS "ownerId" FROM claimed`,
+         SELECT id::text AS id, kind::text AS kind, input, owner_id::text AS "ownerId", resolved_source AS "resolvedSource" FROM claimed`,
         values: [op.id, op.attempt],
       });
       op.resolve(rows[0] ?? null);
@@ -200,13 +219,21 @@ export class JobWriteBatcher {
       const { rowCount } = await this.pool.query({
         name: 'quarry-job-complete',
         text: `WITH done AS (
-           UPDATE jobs SET status = 'succeeded', result = $2::jsonb, error = NULL, finished_at = now(), updated_at = now()
+           UPDATE jobs SET status = 'succeeded', result = $2::jsonb, error = NULL, finished_at = now(), updated_at = now(),
+                  resolved_source = COALESCE(resolved_source, $3::jsonb)
            WHERE id = $1::uuid AND status = 'running' RETURNING id
          )
          INSERT INTO job_events (job_id, type, data) SELECT id, 'completed', 'null'::jsonb FROM done`,
-        values: [op.id, op.result],
+        values: [op.id, op.result, op.source],
       });
       op.resolve((rowCount ?? 0) > 0);
+    } else if (op.type === 'pin') {
+      await this.pool.query({
+        name: 'quarry-job-pin',
+        text: `UPDATE jobs SET resolved_source = $2::jsonb, updated_at = now() WHERE id = $1::uuid AND resolved_source IS NULL`,
+        values: [op.id, op.source],
+      });
+      op.resolve();
     } else {
       await this.pool.query({
         name: op.sample ? 'quarry-job-progress-sample' : 'quarry-job-progress',

@@ -165,7 +165,7 @@ export class IndexedCommits {
   ) {}
 
   async forSnapshot(snapshot: Snapshot, signal?: AbortSignal): Promise<IndexedCommit | undefined> {
-    if (!('git' in snapshot.source)) return undefined;
+    if (snapshot.kind !== 'git') return undefined;
     const commit = snapshot.source.commit;
     let loading = this.open.get(commit);
     if (loading) {

@@ -11,6 +11,7 @@ import type { Snapshot, SnapshotEntry } from './snapshot';
  * are fetched in batches first. Measures are remembered per blob, so a repeat scan reads nothing.
  */
 export class GitSnapshot implements Snapshot {
+  readonly kind = 'git';
   readonly root: string;
   /** This snapshot's own `cat-file --batch`: a cancelled job kills its reader, never another job's. */
   private reader: BlobReader | undefined;
@@ -48,6 +49,12 @@ export class GitSnapshot implements Snapshot {
     const path = normalize(relative);
     const file = this.tree.files.get(path);
     return file && { path, mode: file.mode, blob: file.oid };
+  }
+
+  async readBlob(relative: string): Promise<{ blob: string; content: Buffer } | undefined> {
+    const file = this.tree.files.get(normalize(relative));
+    const content = file && (await this.readFile(relative));
+    return file && content && { blob: file.oid, content };
   }
 
   async readFile(relative: string, options: { maxBytes?: number } = {}): Promise<Buffer | undefined> {

@@ -53,6 +53,18 @@ describe('LocalSnapshot', () => {
     }
   });
 
+  it('outside git, hashes what the work listed and read: the same identity, without reading the files again', async () => {
+    const fresh = await new LocalSnapshot(dir, environment).identify();
+    const worked = new LocalSnapshot(dir, environment);
+    worked.prepareIdentity();
+    const { files } = await worked.walk();
+    for (const file of files) expect((await worked.readBlob(file))?.blob).toMatch(/^[0-9a-f]{40}$/);
+    // Changed after the work read it: the identity is the tree the work saw, so it is not read again.
+    writeFileSync(path.join(dir, 'a.ts'), 'export const a = 3;\n');
+    expect((await worked.identify()).commit).toBe(fresh.commit);
+    expect((await new LocalSnapshot(dir, environment).identify()).commit).not.toBe(fresh.commit);
+  });
+
   it('scans as the directory scan does, reads files and gives git blob ids', async () => {
     const snapshot = new LocalSnapshot(dir, environment);
     const { durationMs: _a, ...viaSnapshot } = await scanRepository(snapshot);

@@ -13,11 +13,18 @@ import type { ResolvedSource, Snapshot, SnapshotEntry } from './snapshot';
  * only when asked for (`entry`), so a scan costs what it did before snapshots existed.
  *
  * Its identity (`identify`): HEAD when the directory is a clean git checkout (`git status` runs
- * beside the scan, in its own process); otherwise a content hash of the tree — HEAD plus the
- * changed files for a dirty checkout, every file for a directory outside git.
+ * beside the scan, in its own process, from `prepareIdentity`); otherwise a content hash of the
+ * tree — HEAD plus the changed files for a dirty checkout, every file for a directory outside git.
+ * The hash is taken after the work, from what the work already read: the listing of its walk and
+ * the blob ids of the files it read (`readBlob`), so a scan reads each file once, not twice.
  */
 export class LocalSnapshot implements Snapshot {
+  readonly kind = 'directory';
   private identity: Promise<ResolvedSource> | undefined;
+  private git: Promise<{ head: string; changed: string[] } | undefined> | undefined;
+  /** The files of the last whole walk, and the blob ids of files read through `readBlob`: the identity's inputs. */
+  private listing: readonly string[] | undefined;
+  private readonly blobs = new Map<string, string>();
 
   constructor(
     readonly root: string,
@@ -31,13 +38,29 @@ export class LocalSnapshot implements Snapshot {
   }
   private resolved: ResolvedSource | undefined;
 
+  /** Starts what can run beside the work (asking git for HEAD and the changes); `identify` finishes it. */
+  prepareIdentity(signal?: AbortSignal): void {
+    this.git ??= this.gitState(signal);
+    this.git.catch(() => undefined); // awaited by identify()
+  }
+
   identify(signal?: AbortSignal): Promise<ResolvedSource> {
     this.identity ??= this.computeIdentity(signal).then((source) => (this.resolved = source));
     return this.identity;
   }
 
-  walk(options: WalkOptions = {}): Promise<WalkResult> {
-    return walkFiles(this.root, options);
+  async walk(options: WalkOptions = {}): Promise<WalkResult> {
+    const result = await walkFiles(this.root, options);
+    if (!options.tree) this.listing = result.files;
+    return result;
+  }
+
+  async readBlob(relative: string): Promise<{ blob: string; content: Buffer } | undefined> {
+    const content = await this.readFile(relative);
+    if (!content) return undefined;
+    const blob = blobId(content);
+    this.blobs.set(relative, blob);
+    return { blob, content };
   }
 
   measure(files: readonly string[], onMeasured: (relative: string, measure: FileMeasure) => void, options: MeasureFilesOptions = {}): Promise<void> {
@@ -94,7 +117,8 @@ export class LocalSnapshot implements Snapshot {
   }
 
   private async computeIdentity(signal?: AbortSignal): Promise<ResolvedSource> {
-    const git = await this.gitState(signal);
+    this.prepareIdentity(signal);
+    const git = await this.git;
     if (git && git.changed.length === 0) return { path: this.root, ref: null, commit: git.head };
     const hash = createHash('sha1');
     let files: readonly string[];
@@ -102,12 +126,16 @@ export class LocalSnapshot implements Snapshot {
       hash.update(`head ${git.head}\n`);
       files = git.changed;
     } else {
-      files = (await this.walk({ signal })).files;
+      files = this.listing ?? (await this.walk({ signal })).files;
     }
     for (const relative of [...files].sort()) {
       signal?.throwIfAborted();
-      const content = await readFile(path.join(this.root, relative)).catch(() => undefined);
-      hash.update(`${relative}\0${content ? blobId(content) : 'deleted'}\n`);
+      let blob = this.blobs.get(relative);
+      if (blob === undefined) {
+        const content = await readFile(path.join(this.root, relative)).catch(() => undefined);
+        blob = content ? blobId(content) : 'deleted';
+      }
+      hash.update(`${relative}\0${blob}\n`);
     }
     return { path: this.root, ref: null, commit: hash.digest('hex'), dirty: true };
   }

@@ -11,7 +11,7 @@ export interface PinnedSnapshot {
 /**
  * Opens what a job names. A git ref is resolved now, unless the job row already pinned a commit
  * on an earlier attempt (a retry reads the same commit). A directory's identity (HEAD, or a
- * content hash) is computed while the job works, so a local scan is not slowed by it.
+ * content hash) is computed beside and after the work, from what the work read.
  */
 export async function openPinned(provider: SnapshotProvider, input: SourceInput, pinned: ResolvedSource | undefined, signal?: AbortSignal): Promise<PinnedSnapshot> {
   if ('git' in input) {
@@ -20,9 +20,10 @@ export async function openPinned(provider: SnapshotProvider, input: SourceInput,
     return { snapshot, source: async () => source };
   }
   const snapshot = await provider.openLocal(input.path);
-  const identity = snapshot.identify(signal);
-  identity.catch(() => undefined); // awaited by source(); an early failure of the job must not leave it unhandled
-  return { snapshot, source: () => identity };
+  // git's view of the directory is asked for now, beside the work; the content hash of a
+  // directory outside git is taken after it, from what the work read.
+  snapshot.prepareIdentity(signal);
+  return { snapshot, source: () => snapshot.identify(signal) };
 }
 
 /** What detection reads (the RepoReader of @quarry/detect), over any snapshot. */

@@ -23,6 +23,9 @@ export interface SnapshotEntry {
  * scan of a URL equals a scan of a checkout of the same commit.
  */
 export interface Snapshot extends ScanSource {
+  /** A commit of a git URL (blob ids listed with the tree) or a directory (blob ids learnt by reading). */
+  readonly kind: 'git' | 'directory';
+  /** A directory's is known only once identified (reading it earlier throws): check `kind` first. */
   readonly source: ResolvedSource;
   /** Shown as a result's `root`: the directory, or `url@commit`. */
   readonly root: string;
@@ -32,6 +35,8 @@ export interface Snapshot extends ScanSource {
   readDirectory(relative: string): Promise<readonly WalkEntry[] | undefined>;
   /** A file's mode and blob id, or undefined when it is not a file of the snapshot. */
   entry(relative: string): Promise<SnapshotEntry | undefined>;
+  /** A file's bytes with its blob id, or undefined when it is missing (a scan reads each file of a directory once, through this). */
+  readBlob(relative: string): Promise<{ blob: string; content: Buffer } | undefined>;
   /** A file's bytes (at most `maxBytes`: more is undefined), or undefined when it is missing. */
   readFile(relative: string, options?: { maxBytes?: number }): Promise<Buffer | undefined>;
   /** Bytes [start, end) of a file. */

@@ -60,6 +60,8 @@ export async function scanRepository(rootOrSource: string | ScanSource, options:
   await source.measure(
     listing.files,
     (relative, measure) => {
+      // Reads already in flight when the scan is cancelled still finish: they count for nothing.
+      if (signal?.aborted) return;
       totals.add(relative, measure);
       onProgress?.({ stage: 'reading', done: ++done, total });
     },

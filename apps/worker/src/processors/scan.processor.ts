@@ -30,7 +30,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
   ) {}
 
   async run(input: ScanInput, context: JobContext): Promise<ScanResult> {
-    const indexed = (snapshot: Snapshot) => this.shards.searchIndex && isGit(snapshot);
+    const indexed = (snapshot: Snapshot) => this.shards.searchIndex && snapshot.kind === 'git';
     // A path is checked again here: a worker on another machine has its own view of the allowed roots.
     const { result, source } = await this.snapshots.run(input, context, (snapshot) =>
       withStack(
@@ -39,7 +39,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
         async () => {
           const result = await shardedScan(snapshot, {
             store: this.facts,
-            executor: isGit(snapshot) ? this.shards.executorFor(context.jobId, snapshot.source) : new InProcessShardExecutor(snapshot, this.facts, LOCAL_SHARD_CONCURRENCY, this.shards.id),
+            executor: snapshot.kind === 'git' ? this.shards.executorFor(context.jobId, snapshot.source) : new InProcessShardExecutor(snapshot, this.facts, LOCAL_SHARD_CONCURRENCY, this.shards.id),
             // A few files left to read (a small commit's re-scan) are read here, not handed over.
             inline: new InProcessShardExecutor(snapshot, this.facts, 1, this.shards.id, indexed(snapshot) ? this.shards.indexer : undefined),
             signal: context.signal,
@@ -61,10 +61,3 @@ export class ScanProcessor implements JobHandler<'scan'> {
   }
 }
 
-function isGit(snapshot: { source: unknown }): boolean {
-  try {
-    return typeof snapshot.source === 'object' && snapshot.source !== null && 'git' in snapshot.source;
-  } catch {
-    return false; // a directory, identified beside the work
-  }
-}
