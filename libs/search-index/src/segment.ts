@@ -22,6 +22,8 @@ const HEADER_BYTES = 16;
 const BLOB_BYTES = 20;
 const DOC_BYTES = BLOB_BYTES + 4 + 1;
 const SAMPLE_EVERY = 64;
+/** A query intersects at most this many posting lists per segment, the rarest. */
+const MAX_INTERSECTED = 6;
 
 /** How a search must treat a document when its trigrams do not select it. */
 export const DocKind = {
@@ -248,12 +250,12 @@ export class SegmentReader {
     }
   }
 
-  /** The documents holding the trigram, ascending, or an empty array. */
-  postings(trigram: number): Uint32Array {
+  /** Where the trigram's postings are (a byte range of the postings), or undefined when no document holds it. */
+  private locate(trigram: number): { start: number; end: number } | undefined {
     // Last sample ≤ trigram.
     let low = 0;
     let high = this.sample.length - 1;
-    if (high < 0 || this.sample[0] > trigram) return EMPTY;
+    if (high < 0 || this.sample[0] > trigram) return undefined;
     while (low < high) {
       const middle = (low + high + 1) >>> 1;
       if (this.sample[middle] <= trigram) low = middle;
@@ -262,20 +264,19 @@ export class SegmentReader {
     const blockStart = low * SAMPLE_EVERY;
     const blockLength = Math.min(SAMPLE_EVERY, this.trigramCount - blockStart);
     const block = this.readAt(this.trigramsAt + blockStart * 4, blockLength * 4);
-    let found = -1;
     for (let index = 0; index < blockLength; index++) {
       const value = block.readUInt32LE(index * 4);
+      if (value > trigram) return undefined;
       if (value === trigram) {
-        found = blockStart + index;
-        break;
+        const bounds = this.readAt(this.offsetsAt + (blockStart + index) * 4, 8);
+        return { start: bounds.readUInt32LE(0), end: bounds.readUInt32LE(4) };
       }
-      if (value > trigram) break;
     }
-    if (found === -1) return EMPTY;
-    const bounds = this.readAt(this.offsetsAt + found * 4, 8);
-    const start = bounds.readUInt32LE(0);
-    const end = bounds.readUInt32LE(4);
-    const bytes = this.readAt(this.postingsAt + start, end - start);
+    return undefined;
+  }
+
+  private decode(range: { start: number; end: number }): Uint32Array {
+    const bytes = this.readAt(this.postingsAt + range.start, range.end - range.start);
     const docs = new Uint32Array(bytes.length);
     let count = 0;
     let doc = 0;
@@ -294,18 +295,29 @@ export class SegmentReader {
     return docs.subarray(0, count);
   }
 
-  /** Documents holding every one of the trigrams, ascending (all of them for no trigram). */
+  /** The documents holding the trigram, ascending, or an empty array. */
+  postings(trigram: number): Uint32Array {
+    const range = this.locate(trigram);
+    return range ? this.decode(range) : EMPTY;
+  }
+
+  /**
+   * Documents holding every one of the trigrams, ascending (all of them for no trigram) — or a
+   * superset: the rarest MAX_INTERSECTED lists are intersected, rarest first, and the common
+   * ones (`ext`, `per`: thousands of documents) skipped, since they would cost more to decode
+   * than the few candidates they rule out cost to verify.
+   */
   candidates(trigrams: readonly number[]): Uint32Array {
     if (trigrams.length === 0) return Uint32Array.from(this.blobs.keys());
-    const lists: Uint32Array[] = [];
+    const ranges: Array<{ start: number; end: number }> = [];
     for (const trigram of trigrams) {
-      const list = this.postings(trigram);
-      if (list.length === 0) return EMPTY;
-      lists.push(list);
+      const range = this.locate(trigram);
+      if (!range) return EMPTY;
+      ranges.push(range);
     }
-    lists.sort((a, b) => a.length - b.length);
-    let result = lists[0];
-    for (let index = 1; index < lists.length && result.length > 0; index++) result = intersect(result, lists[index]);
+    ranges.sort((a, b) => a.end - a.start - (b.end - b.start));
+    let result = this.decode(ranges[0]);
+    for (let index = 1; index < Math.min(ranges.length, MAX_INTERSECTED) && result.length > 0; index++) result = intersect(result, this.decode(ranges[index]));
     return result;
   }
 
