@@ -231,7 +231,7 @@ async function main(argv: string[]): Promise<number> {
       {
         figure: '(t) first scan of Linux by URL: time the index adds',
         target: '≤ 50%',
-        measured: `${(overhead * 100).toFixed(0)}% (${(index.scanWithIndexMs / 1000).toFixed(1)} s vs ${(index.scanMs / 1000).toFixed(1)} s without; worker peak RSS ${index.workerPeakRssMB} MB)`,
+        measured: `${(overhead * 100).toFixed(0)}% wall (${(index.scanWithIndexMs / 1000).toFixed(1)} s vs ${(index.scanMs / 1000).toFixed(1)} s without; worker CPU ${(index.scanWithIndexCpuMs / 1000).toFixed(1)} vs ${(index.scanCpuMs / 1000).toFixed(1)} s; peak RSS ${index.workerPeakRssMB} MB)`,
         met: overhead <= 0.5,
       },
       {

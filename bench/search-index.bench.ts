@@ -23,7 +23,7 @@ import { applyMigrations, ensureDatabase } from '../libs/db/src/migrator';
 import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
 import { ensureLinuxTree } from './linux-tree';
-import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix, latencyStats, type LatencyStats } from './support';
+import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix, latencyStats, processCpuMs, type LatencyStats } from './support';
 
 const run = promisify(execFile);
 /** A database of this bench's own: it empties the blob and index tables between scans. */
@@ -64,6 +64,9 @@ export interface SearchIndexBenchReport {
   segments: number;
   scanMs: number;
   scanWithIndexMs: number;
+  /** CPU (user + system) of the worker process during each scan: steadier than wall time on a shared machine. */
+  scanCpuMs: number;
+  scanWithIndexCpuMs: number;
   firstQueryMs: number;
   rows: SearchIndexBenchRow[];
   workerPeakRssMB: number;
@@ -98,7 +101,7 @@ export async function runSearchIndexBench(): Promise<SearchIndexBenchReport> {
     ...NO_RECONCILER_ENV,
   };
   const report: SearchIndexBenchReport = {
-    files: 0, textBytes: 0, indexBytes: 0, segments: 0, scanMs: 0, scanWithIndexMs: 0, firstQueryMs: 0, rows: [], workerPeakRssMB: 0, gatewayPeakRssMB: 0,
+    files: 0, textBytes: 0, indexBytes: 0, segments: 0, scanMs: 0, scanWithIndexMs: 0, scanCpuMs: 0, scanWithIndexCpuMs: 0, firstQueryMs: 0, rows: [], workerPeakRssMB: 0, gatewayPeakRssMB: 0,
     load: os.loadavg().map((value) => value.toFixed(1)).join(' '),
   };
   try {
@@ -107,9 +110,10 @@ export async function runSearchIndexBench(): Promise<SearchIndexBenchReport> {
       const response = await fetch(gateway.url + route, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
       return response.json() as Promise<any>;
     };
-    const scan = async (label: string, searchIndex: boolean): Promise<{ ms: number; result: any; worker: ChildHandle }> => {
+    const scan = async (label: string, searchIndex: boolean): Promise<{ ms: number; cpuMs: number; result: any; worker: ChildHandle }> => {
       await empty();
       const worker = await group.startWorker(label, { ...env, QUARRY_LOG_LEVEL: 'info', QUARRY_SEARCH_INDEX: searchIndex ? '1' : '0', QUARRY_DATA_DIR: path.join(work, label), QUARRY_WORKER_ID: label }, { waitForReady: true, timeoutMs: 60_000 });
+      const cpuBefore = processCpuMs(worker.pid) ?? 0;
       const started = performance.now();
       const { id } = await api('POST', '/v1/jobs', { kind: 'scan', input: { source: { git: url } } });
       const job = await pollUntil(async () => {
@@ -117,20 +121,23 @@ export async function runSearchIndexBench(): Promise<SearchIndexBenchReport> {
         return ['succeeded', 'failed', 'cancelled'].includes(view.status) ? view : undefined;
       }, 30 * 60_000, `scan ${id}`, 25);
       const ms = performance.now() - started;
+      const cpuMs = (processCpuMs(worker.pid) ?? 0) - cpuBefore;
       if (job.status !== 'succeeded') throw new Error(`scan ${id} ${job.status}: ${JSON.stringify(job.error)}`);
-      return { ms, result: job.result, worker };
+      return { ms, cpuMs, result: job.result, worker };
     };
 
     console.log(`  scanning ${url} without the index`);
     const plain = await scan('plain', false);
     report.scanMs = plain.ms;
+    report.scanCpuMs = plain.cpuMs;
     await plain.worker.stop(10_000);
-    console.log(`    ${(plain.ms / 1000).toFixed(1)} s; with the index`);
+    console.log(`    ${(plain.ms / 1000).toFixed(1)} s (worker CPU ${(plain.cpuMs / 1000).toFixed(1)} s); with the index`);
     const indexed = await scan('indexed', true);
     report.scanWithIndexMs = indexed.ms;
+    report.scanWithIndexCpuMs = indexed.cpuMs;
     report.workerPeakRssMB = peakRssMB(indexed.worker);
     report.files = indexed.result.files;
-    console.log(`    ${(indexed.ms / 1000).toFixed(1)} s`);
+    console.log(`    ${(indexed.ms / 1000).toFixed(1)} s (worker CPU ${(indexed.cpuMs / 1000).toFixed(1)} s)`);
     const manifest = (await pg.query('SELECT segments, text_bytes, index_bytes FROM search_index_commits WHERE "commit" = $1', [commit])).rows[0];
     if (!manifest) throw new Error('the scan wrote no search index manifest');
     report.segments = manifest.segments.length;
