@@ -50,7 +50,8 @@ export class ScanProcessor implements JobHandler<'scan'> {
           // (blobs scanned before) is built here, then the manifest says the commit is indexed.
           // A directory changes under the index, so only commits are indexed.
           if (indexed(snapshot)) {
-            context.progress({ stage: 'indexing', done: 0, message: 'search index' });
+            // Every file is read by now: the bar stays full (progress never goes backwards).
+            context.progress({ stage: 'indexing', done: result.files, total: result.files, message: 'search index' });
             await indexCommit(snapshot, this.searchIndex, { signal: context.signal });
           }
           return result;
