@@ -48,11 +48,10 @@ export class ScanProcessor implements JobHandler<'scan'> {
           });
           // A commit's search index: the shards built their blobs' segments; what they did not
           // (blobs scanned before) is built here, then the manifest says the commit is indexed.
-          // A directory changes under the index, so only commits are indexed.
+          // A directory changes under the index, so only commits are indexed. No progress event:
+          // the bar is full, and a new stage must not count it down again.
           if (indexed(snapshot)) {
-            // Every file is read by now: the bar stays full (progress never goes backwards).
-            context.progress({ stage: 'indexing', done: result.files, total: result.files, message: 'search index' });
-            await indexCommit(snapshot, this.searchIndex, { signal: context.signal });
+                        await indexCommit(snapshot, this.searchIndex, { signal: context.signal });
           }
           return result;
         },
