@@ -51,7 +51,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
           // A directory changes under the index, so only commits are indexed. No progress event:
           // the bar is full, and a new stage must not count it down again.
           if (indexed(snapshot)) {
-                        await indexCommit(snapshot, this.searchIndex, { signal: context.signal });
+            await indexCommit(snapshot, this.searchIndex, { signal: context.signal });
           }
           return result;
         },
