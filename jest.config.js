@@ -18,7 +18,7 @@ const moduleNameMapper = {
   '^@quarry/config/settings$': '<rootDir>/libs/config/src/settings',
   // One native re2 per process (see test/support/node-environment.js).
   '^re2$': '<rootDir>/test/support/re2-shared.js',
-  '^@quarry/(contracts|config|db|queue|workspace|fetch|llm|detect|search|mentions|interpret|render|mcp|code-index|snapshot|blob-scan)$': '<rootDir>/libs/$1/src',
+  '^@quarry/(contracts|config|db|queue|workspace|fetch|llm|detect|search|mentions|interpret|render|mcp|code-index|snapshot|blob-scan|search-index)$': '<rootDir>/libs/$1/src',
 };
 const common = {
   transform: { '^.+\\.(t|j)s$': swc },

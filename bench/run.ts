@@ -14,8 +14,9 @@
  *   (i) code index on Linux fs/: symbols vs ctags, tokenizers, token totals and pack vs Repomix (bench/code-index.bench.ts)
  *   (r) repositories by URL on Linux: first scan vs blobless clone + rg --files; cache-hit repeat vs path scan (bench/snapshot.bench.ts)
  *   (k) the code index by the distributed scan on Linux fs/: 1 vs 2 workers, then pack as a job vs Repomix (bench/code-index-workers.bench.ts)
+ *   (t) trigram search index on Linux: build time and size vs the scan; repeat queries through the gateway p50/p99 vs rg (bench/search-index.bench.ts)
  *
- * Options: --only a,b,p,c,d,f,g,e,m,s,x,i,r (p = Postgres round-trip profile; default: all); --whole-linux
+ * Options: --only a,b,p,c,d,f,g,e,m,s,x,i,r,h,t (p = Postgres round-trip profile; default: all); --whole-linux
  * to also pack the whole Linux tree in (i), --i-parts index,tokens,pack,whole,product to run only some of (i); --quick for a
  * short smoke run; --pin to pin each scan worker of (c) to its own CPU (taskset). Everything runs on 127.0.0.1; the whole run is
  * bounded by a watchdog, and child processes and queue keys are removed at the end.
@@ -39,7 +40,7 @@ interface Target {
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
   const onlyIndex = argv.indexOf('--only');
-  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 's', 'x', 'i', 'r', 'h', 'k'] : (argv[onlyIndex + 1] ?? '').split(','));
+  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 's', 'x', 'i', 'r', 'h', 'k', 't'] : (argv[onlyIndex + 1] ?? '').split(','));
   const started = Date.now();
   // Packing the whole kernel cold (--whole-linux) takes many minutes on its own.
   const watchdogMs = argv.includes('--whole-linux') || /whole/.test(argv[argv.indexOf('--i-parts') + 1] ?? '') ? 3 * WATCHDOG_MS : WATCHDOG_MS;
@@ -218,6 +219,40 @@ async function main(argv: string[]): Promise<number> {
       measured: `${(snapshot.repeatScanMs / snapshot.localScanMs).toFixed(2)}x, ${overhead >= 0 ? '+' : ''}${overhead.toFixed(0)} ms (${snapshot.repeatScanMs.toFixed(0)} vs ${snapshot.localScanMs.toFixed(0)} ms)`,
       met: snapshot.repeatScanMs <= 1.3 * snapshot.localScanMs && overhead <= 50 && snapshot.countsMatch,
     });
+  }
+
+  if (only.has('t')) {
+    console.log('\n(t) trigram search index on Linux: build and size vs the scan; repeat queries through the gateway vs rg (bench/search-index.bench.ts)');
+    console.log(`  ${describeQuiet(await waitForQuiet())}`);
+    const { runSearchIndexBench } = await import('./search-index.bench');
+    const index = await runSearchIndexBench();
+    (results as Record<string, unknown>).searchIndex = index;
+    const overhead = index.scanWithIndexMs / index.scanMs - 1;
+    targets.push(
+      {
+        figure: '(t) first scan of Linux by URL: time the index adds',
+        target: '≤ 50%',
+        measured: `${(overhead * 100).toFixed(0)}% wall (${(index.scanWithIndexMs / 1000).toFixed(1)} s vs ${(index.scanMs / 1000).toFixed(1)} s without; worker CPU ${(index.scanWithIndexCpuMs / 1000).toFixed(1)} vs ${(index.scanCpuMs / 1000).toFixed(1)} s; peak RSS ${index.workerPeakRssMB} MB)`,
+        met: overhead <= 0.5,
+      },
+      {
+        figure: '(t) index size / text covered',
+        target: '≤ 1.5x',
+        measured: `${(index.indexBytes / index.textBytes).toFixed(2)}x (${(index.indexBytes / 1e6).toFixed(0)} MB for ${(index.textBytes / 1e6).toFixed(0)} MB, ${index.segments} segments)`,
+        met: index.indexBytes <= 1.5 * index.textBytes,
+      },
+      ...index.rows
+        .filter((row) => row.selective)
+        .flatMap((row) => [
+          {
+            figure: `(t) ${row.label} ${row.pattern} through the gateway, p50 / rg`,
+            target: '≤ 0.25x, totals equal',
+            measured: `${(row.stats.p50 / row.rgMs).toFixed(3)}x (${row.stats.p50.toFixed(1)} ms vs rg ${row.rgMs.toFixed(0)} ms; ${row.total} vs ${row.rgTotal} lines)`,
+            met: row.stats.p50 <= 0.25 * row.rgMs && row.total === row.rgTotal && row.indexed,
+          },
+          { figure: `(t) ${row.label} ${row.pattern}, p99`, target: '≤ 100 ms', measured: `${row.stats.p99.toFixed(1)} ms (gateway peak RSS ${index.gatewayPeakRssMB} MB)`, met: row.stats.p99 <= 100 },
+        ]),
+    );
   }
 
   if (only.has('h')) {

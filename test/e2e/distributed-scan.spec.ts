@@ -211,6 +211,49 @@ describe('a scan sharded across workers', () => {
     expect(mapped.stdout).toContain('lib.ts');
   });
 
+  it('the scan indexes the commit: quarry search and POST /v1/search by URL answer from the index, equal to rg -c; @search too', async () => {
+    const work = makeRepository('searched', 300, 'indexed');
+    const job = await waitForJob(await submitScan('searched'));
+    expect(job.error).toBeNull();
+    const commit = git(work, 'rev-parse', 'HEAD').trim();
+    expect((await pg.query('SELECT segments FROM search_index_commits WHERE "commit" = $1', [commit])).rows[0].segments.length).toBeGreaterThan(5);
+    /** The sum of `rg -c` over the checkout (what `total` must equal). */
+    const rgTotal = (args: string[]) => {
+      try {
+        return execFileSync('rg', ['-c', '--no-messages', ...args, work], { encoding: 'utf8' }).trim().split('\n').reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(':') + 1)), 0);
+      } catch {
+        return 0; // rg exits 1 on no match
+      }
+    };
+    const cases: Array<{ args: string[]; rg: string[] }> = [
+      { args: ['indexed 12'], rg: ['-F', 'indexed 12'] },
+      { args: ['INDEXED 7', '--ignore-case'], rg: ['-F', '-i', 'INDEXED 7'] },
+      { args: ['indexed 2\\d+$', '--regex'], rg: ['indexed 2\\d+$'] },
+      { args: ['\\w+ 1', '--regex'], rg: ['\\w+ 1'] },
+    ];
+    for (const { args, rg } of cases) {
+      const expected = rgTotal(rg);
+      const viaServer = await quarry(['search', server.url('searched.git'), ...args, '--ref', 'main', '--server', url, '--json']);
+      const here = await quarry(['search', server.url('searched.git'), ...args, '--ref', 'main', '--json']);
+      for (const run of [viaServer, here]) {
+        const answer = JSON.parse(run.stdout);
+        expect({ args, total: answer.total, commit: answer.commit }).toEqual({ args, total: expected, commit });
+        // `\w+ 1` has no literal of three characters: the cold search answers it.
+        expect(answer.indexed).toBe(!args[0].startsWith('\\w+'));
+      }
+    }
+    const rest = await api('POST', '/v1/search', { source: { git: server.url('searched.git'), ref: commit }, pattern: 'indexed 3', counts: true });
+    expect(rest).toMatchObject({ status: 200, body: { indexed: true, total: rgTotal(['-F', 'indexed 3']), commit } });
+    const bad = await api('POST', '/v1/search', { source: { git: server.url('searched.git') }, pattern: '(?=x)', regex: true });
+    expect(bad).toMatchObject({ status: 400, body: { kind: 'regex_invalid' } });
+
+    const mentions = await api<JobView>('POST', '/v1/jobs', { kind: 'mentions', input: { source: { git: server.url('searched.git'), ref: 'main' }, prompt: 'look at @search:"indexed 12" and @grep:"indexed 2\\d+$"' } });
+    const done = await waitForJob(mentions.body.id);
+    const result = done.result as { mentions: Array<{ matches?: number }>; coverage: { search?: { indexed?: number } } };
+    expect(result.mentions.map((mention) => mention.matches)).toEqual([rgTotal(['-F', 'indexed 12']), rgTotal(['indexed 2\\d+$'])]);
+    expect(result.coverage.search?.indexed).toBe(2);
+  });
+
   it('cancelling the scan cancels its waiting and running shards', async () => {
     makeRepository('cancel', 3000, 'cancel');
     const id = await submitScan('cancel');

@@ -1,3 +1,4 @@
+import type { IndexedCommits } from '../../libs/search-index/src';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -233,8 +234,9 @@ describe('the code-index kinds on a git URL', () => {
     expect(packed.skipped).toMatchObject({ binary: 1 });
     rmSync(path.join(config.artifactDir, packed.artifact.name), { force: true });
 
-    // @symbol: in a mentions job on the URL: the definition's code, from the same rows.
-    const mentions = await new MentionsProcessor(config, new FileCache(), {} as ChildJobs, cache, jobSnapshots, store).run({ prompt: 'Why does @symbol:Server.start block?', source: source() } as JobInput<'mentions'>, context());
+    // @symbol: in a mentions job on the URL: the definition's code, from the same rows (no commit has a search index here).
+    const noSearchIndex = { forSnapshot: async () => undefined } as unknown as IndexedCommits;
+    const mentions = await new MentionsProcessor(config, new FileCache(), {} as ChildJobs, cache, jobSnapshots, store, noSearchIndex).run({ prompt: 'Why does @symbol:Server.start block?', source: source() } as JobInput<'mentions'>, context());
     expect(mentions.mentions).toEqual([expect.objectContaining({ kind: 'symbol', status: 'loaded', definitions: 1 })]);
     expect(mentions.augmentedPrompt).toContain('listen(port);');
 

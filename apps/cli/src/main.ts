@@ -170,8 +170,9 @@ export async function main(argv: string[]): Promise<number | undefined> {
       code = await mentionCommand(prompt, { ...options, remote: options.server !== undefined });
     });
   program
-    .command('search <path> <pattern>')
-    .description('search a repository for a fixed string (or an RE2 regex with --regex); counts equal `rg -c` on the same files')
+    .command('search <path-or-url> <pattern>')
+    .description('search a repository (a directory, or a git URL) for a fixed string (or an RE2 regex with --regex); counts equal `rg -c` on the same files; an indexed commit answers from its trigram index')
+    .option('--ref <ref>', 'branch, tag or commit of a git URL (default: the remote HEAD)')
     .option('--regex', 'PATTERN is an RE2 regular expression (default: a fixed string, as rg -F)')
     .option('-i, --ignore-case', 'fold case, as rg -i')
     .option('-S, --smart-case', 'fold case unless PATTERN has an upper-case letter, as rg -S')

@@ -22,7 +22,7 @@ import { MetricsService } from './metrics/metrics.service';
 import { QueuesModule } from './queues/queues.module';
 import { ReconcilerService } from './queues/reconciler.service';
 import { RootController } from './root.controller';
-import { SearchController } from './search/search.controller';
+import { RepositorySearch, SearchController } from './search/search.controller';
 import { WebModule } from './web/web.module';
 
 /** Closes the publisher connection last, after everything that publishes has stopped. */
@@ -58,6 +58,7 @@ export class AppModule {
         MetricsService,
         ReconcilerService,
         RedisPublisherCloser,
+        RepositorySearch,
         McpSessions,
       ],
     };

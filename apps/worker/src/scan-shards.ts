@@ -7,7 +7,8 @@ import { describeShardPaths, runShard, workerId, type ShardExecutor, type ShardO
 import { QuarryError } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig, Logger } from '@quarry/config';
 import { CodeIndexScanStep } from '@quarry/code-index';
-import { BlobFactRepository } from '@quarry/db';
+import { BlobFactRepository, SearchIndexRepository } from '@quarry/db';
+import { shardIndexer } from '@quarry/search-index';
 import { cancelChannel, redisOptions, SCAN_SHARD_OPTIONS, SCAN_SHARD_QUEUE, type ScanShardData } from '@quarry/queue';
 import type { ResolvedSource } from '@quarry/snapshot';
 import { JobSnapshots } from './job-snapshots';
@@ -40,6 +41,12 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
   /** Running shards here, by shard job id → their scan's id. */
   private readonly running = new Map<string, string>();
   readonly id = workerId();
+  /** The search index's hook into a shard: the segment of the shard's new blobs. */
+  readonly indexer: ReturnType<typeof shardIndexer>;
+  /** Whether scans build the search index (QUARRY_SEARCH_INDEX). */
+  get searchIndex(): boolean {
+    return this.config.searchIndex;
+  }
   get limits(): QuarryConfig['shardLimits'] {
     return this.config.shardLimits;
   }
@@ -50,7 +57,9 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly snapshots: JobSnapshots,
     private readonly facts: BlobFactRepository,
     private readonly codeIndex: CodeIndexScanStep,
+    searchIndexStore: SearchIndexRepository,
   ) {
+    this.indexer = shardIndexer(searchIndexStore);
     this.connection = new IORedis(redisOptions(config.redisUrl));
     this.queue = new Queue(SCAN_SHARD_QUEUE, { connection: this.connection, prefix: config.queuePrefix });
   }
@@ -164,6 +173,8 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
         const outcome = await runShard(snapshot, job.data.files, this.facts, {
           worker: this.id,
           derive: job.data.codeIndex === false ? undefined : this.codeIndex,
+          // Each shard builds the trigram segment of its blobs (a commit's shards are always git).
+          index: this.config.searchIndex ? this.indexer : undefined,
           signal: abort,
           onProgress: (done) => {
             const now = Date.now();

@@ -3,7 +3,9 @@ import { DiscoveryModule } from '@nestjs/core';
 import { ConfigModule, QuarryConfig } from '@quarry/config';
 import { FileCache } from '@quarry/workspace';
 import { CodeIndexCache, CodeIndexScanStep } from '@quarry/code-index';
-import { BlobCodeIndexRepository, DbModule } from '@quarry/db';
+import { BlobCodeIndexRepository, DbModule, SearchIndexRepository } from '@quarry/db';
+import { IndexedCommits, SegmentCache } from '@quarry/search-index';
+import { QUARRY_CONFIG } from '@quarry/config';
 import { HandlerRegistry } from './handler-registry';
 import { FetchProcessor } from './processors/fetch.processor';
 import { ChildJobs } from './child-jobs';
@@ -25,6 +27,13 @@ const codeIndexProvider = { provide: CodeIndexCache, useFactory: () => new CodeI
 /** The code index as a scan step: each shard indexes its blobs into Postgres, the scan sums the rows. */
 const codeIndexScanStepProvider = { provide: CodeIndexScanStep, inject: [BlobCodeIndexRepository], useFactory: (store: BlobCodeIndexRepository) => new CodeIndexScanStep(store) };
 
+/** The commits a scan indexed, opened once per worker process (segments cached under QUARRY_DATA_DIR): @search, @grep and interpret's search use them. */
+const indexedCommitsProvider = {
+  provide: IndexedCommits,
+  inject: [QUARRY_CONFIG, SearchIndexRepository],
+  useFactory: (config: QuarryConfig, index: SearchIndexRepository) => new IndexedCommits(index, new SegmentCache(config.dataDir, index)),
+};
+
 /** Every job handler this worker build has; the registry checks them against BUILT_KINDS. */
 export const PROCESSORS = [ScanProcessor, FetchProcessor, DetectProcessor, MentionsProcessor, InterpretProcessor, SymbolsProcessor, MapProcessor, PackProcessor];
 
@@ -35,7 +44,7 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [ConfigModule.forRoot(config), DbModule, DiscoveryModule],
-      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, JobSnapshots, ScanShards, ChildJobs, workspaceFilesProvider, codeIndexProvider, codeIndexScanStepProvider, ...processors],
+      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, JobSnapshots, ScanShards, ChildJobs, workspaceFilesProvider, codeIndexProvider, codeIndexScanStepProvider, indexedCommitsProvider, ...processors],
     };
   }
 }

@@ -3,7 +3,7 @@ import type { Snapshot } from '@quarry/snapshot';
 import type { BlobDerivation } from './blob-derivation';
 import type { BlobFactStore } from './blob-facts';
 import type { ShardTask } from './plan';
-import { runShard, type ShardOutcome } from './run-shard';
+import { runShard, type ShardIndexer, type ShardOutcome } from './run-shard';
 import type { ShardExecutor } from './sharded-scan';
 
 /**
@@ -18,6 +18,7 @@ export class InProcessShardExecutor implements ShardExecutor {
     private readonly concurrency = 2,
     private readonly worker = workerId(),
     private readonly derive?: BlobDerivation,
+    private readonly index?: ShardIndexer,
   ) {}
 
   async run(tasks: readonly ShardTask[], options: { signal: AbortSignal; onProgress: (index: number, done: number, worker?: string) => void }): Promise<ShardOutcome[]> {
@@ -30,6 +31,7 @@ export class InProcessShardExecutor implements ShardExecutor {
         outcomes[task.index] = await runShard(this.snapshot, task.files, this.store, {
           worker: this.worker,
           derive: this.derive,
+          index: this.index,
           signal: options.signal,
           onProgress: (done) => options.onProgress(task.index, done, this.worker),
         });

@@ -14,8 +14,24 @@ export interface ShardOutcome {
   blobs: Array<[path: string, blob: string]>;
 }
 
+/**
+ * Builds what a search index needs from a shard's files (@quarry/search-index's trigram
+ * segments): handed the bytes the shard reads as it reads them (no second read), it reads what
+ * it was not handed (measures served from a cache) and saves its work in `finish`, after the
+ * shard's facts are recorded.
+ */
+export interface ShardIndexer {
+  start(snapshot: Snapshot, files: readonly ShardFile[], signal?: AbortSignal): ShardIndexBuild;
+}
+
+export interface ShardIndexBuild {
+  add(path: string, content: Buffer, blob?: string): void;
+  finish(): Promise<unknown>;
+}
+
 export interface RunShardOptions {
   worker: string;
+  index?: ShardIndexer;
   signal?: AbortSignal;
   /** Files done so far in this shard. */
   onProgress?: (done: number) => void;
@@ -56,13 +72,14 @@ export async function runShard(snapshot: Snapshot, files: readonly ShardFile[], 
     if (pending.length >= RECORD_BATCH) flush();
   };
 
+  const indexing = options.index?.start(snapshot, files, signal);
   const known = files.filter((file) => file.blob !== undefined);
   if (known.length > 0) {
     const blobOf = new Map(known.map((file) => [file.path, file.blob as string]));
     await snapshot.measure(
       known.map((file) => file.path),
       (path, measure) => add(blobOf.get(path) as string, measure),
-      { signal },
+      { signal, onContent: indexing && ((path, content) => indexing.add(path, content)) },
     );
   }
   for (const file of files) {
@@ -75,9 +92,11 @@ export async function runShard(snapshot: Snapshot, files: readonly ShardFile[], 
     }
     outcome.blobs.push([file.path, read.blob]);
     add(read.blob, measureContent(read.content));
+    indexing?.add(file.path, read.content, read.blob);
   }
   flush();
   await writes;
+  await indexing?.finish();
   await options.derive?.derive(snapshot, [...files.flatMap((file) => (file.blob === undefined ? [] : [{ path: file.path, blob: file.blob }])), ...outcome.blobs.map(([path, blob]) => ({ path, blob }))], signal, options.onProgress);
   if (options.derive) options.onProgress?.(files.length);
   return outcome;

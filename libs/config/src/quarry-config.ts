@@ -24,6 +24,7 @@ const envSchema = z.object({
   QUARRY_SHARD_CONCURRENCY: positiveInt(1),
   QUARRY_SHARD_MAX_FILES: positiveInt(4_000),
   QUARRY_SHARD_MAX_BYTES: positiveInt(32 * 1024 * 1024),
+  QUARRY_SEARCH_INDEX: flag.default(true),
   QUARRY_ALLOW_ANONYMOUS: flag.default(false),
   QUARRY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   QUARRY_JOB_LOCK_MS: positiveInt(30_000),
@@ -72,6 +73,8 @@ export interface QuarryConfig {
   shardConcurrency: number;
   /** A scan's shard closes at this many files or bytes, whichever comes first. */
   shardLimits: { maxFiles: number; maxBytes: number };
+  /** QUARRY_SEARCH_INDEX (default on): scans of git commits build the trigram index searches use. */
+  searchIndex: boolean;
   allowAnonymous: boolean;
   logLevel: z.infer<typeof envSchema>['QUARRY_LOG_LEVEL'];
   jobLockMs: number;
@@ -155,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     workerConcurrency: e.QUARRY_WORKER_CONCURRENCY,
     shardConcurrency: e.QUARRY_SHARD_CONCURRENCY,
     shardLimits: { maxFiles: e.QUARRY_SHARD_MAX_FILES, maxBytes: e.QUARRY_SHARD_MAX_BYTES },
+    searchIndex: e.QUARRY_SEARCH_INDEX,
     allowAnonymous: e.QUARRY_ALLOW_ANONYMOUS,
     logLevel: e.QUARRY_LOG_LEVEL,
     jobLockMs: e.QUARRY_JOB_LOCK_MS,

@@ -89,6 +89,8 @@ export const mentionsResultSchema = z.object({
         tooLarge: z.number().int(),
         unreadable: z.number().int(),
         timedOut: z.number().int(),
+        /** Searches answered from the commit's trigram index (the others read every file). */
+        indexed: z.number().int().optional(),
       })
       .optional(),
     cut: z.array(z.string()),

@@ -1,13 +1,18 @@
 import { z } from 'zod';
+import { sourceInputSchema } from './source';
 
 /*
  * `POST /v1/search` and `quarry search`: a literal or RE2 search over a repository, answered at
  * once (a read, not a job: see docs/decisions.md), counted the way `rg -c` counts. `indexed`
- * says whether an index answered; cold searches (the only kind today) read the files.
+ * says whether the commit's trigram index answered (a git source whose commit a scan indexed);
+ * a cold search reads every file. Both give the same counts and hits.
  */
 
 export const searchInputSchema = z.object({
-  root: z.string().min(1).max(4096),
+  /** A directory (on the server: inside QUARRY_WORKSPACE_ROOTS). Give this or `source`. */
+  root: z.string().min(1).max(4096).optional(),
+  /** `{"git": url, "ref"?}` (or `{"path": dir}`): a repository by URL, searched at that commit. */
+  source: sourceInputSchema.optional(),
   /** Checked by the search itself (empty, too long, line breaks → pattern_invalid; RE2 refusals → regex_invalid). */
   pattern: z.string().max(100_000),
   regex: z.boolean().default(false),
@@ -24,6 +29,9 @@ export const searchInputSchema = z.object({
   contextLines: z.number().int().min(0).max(20).default(0),
   /** Every matching file with its count, as `rg -c` prints them. */
   counts: z.boolean().default(false),
+}).refine((input) => (input.root === undefined) !== (input.source === undefined), {
+  message: 'give exactly one of root and source ({"git": url, "ref"?} or {"path": dir})',
+  path: ['root'],
 });
 
 const skippedSchema = z.object({
@@ -40,8 +48,10 @@ export const searchAnswerSchema = z.object({
   total: z.number().int(),
   /** Files with at least one matching line. */
   files: z.number().int(),
-  /** Whether an index answered (false: the files were read). */
+  /** Whether the commit's index answered (false: every file in scope was read). */
   indexed: z.boolean(),
+  /** The commit searched, for a git source. */
+  commit: z.string().optional(),
   /** Files read and searched; together with `skipped`, every file in scope. */
   filesSearched: z.number().int(),
   skipped: skippedSchema,

@@ -6,6 +6,7 @@ import { FetchedDocumentRepository } from './fetched-document-repository';
 import { LlmAnswerRepository } from './llm-answer-repository';
 import { BlobFactRepository } from './blob-fact-repository';
 import { BlobCodeIndexRepository } from './blob-code-index-repository';
+import { SearchIndexRepository } from './search-index-repository';
 import type { Pool } from 'pg';
 import { Database, createDatabase, PrismaClient } from './prisma-client';
 
@@ -49,7 +50,8 @@ export class PrismaService implements OnApplicationShutdown {
     { provide: LlmAnswerRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new LlmAnswerRepository(prisma.client) },
     { provide: BlobFactRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new BlobFactRepository(prisma.client, prisma.pool) },
     { provide: BlobCodeIndexRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new BlobCodeIndexRepository(prisma.client, prisma.pool) },
+    { provide: SearchIndexRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new SearchIndexRepository(prisma.pool) },
   ],
-  exports: [PrismaService, JobRepository, ApiKeyRepository, FetchedDocumentRepository, LlmAnswerRepository, BlobFactRepository, BlobCodeIndexRepository],
+  exports: [PrismaService, JobRepository, ApiKeyRepository, FetchedDocumentRepository, LlmAnswerRepository, BlobFactRepository, BlobCodeIndexRepository, SearchIndexRepository],
 })
 export class DbModule {}

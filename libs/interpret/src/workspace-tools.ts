@@ -1,4 +1,4 @@
-import { searchWorkspace, type SearchResult } from '@quarry/search';
+import { searchWorkspace, type SearchFunction, type SearchResult } from '@quarry/search';
 import { QuarryError } from '@quarry/contracts';
 import { FileCache, findFiles, listDirectory, readWorkspaceFile, resolveInsideRoot } from '@quarry/workspace';
 import type { ToolHost } from './executor';
@@ -11,6 +11,8 @@ export interface WorkspaceToolsOptions {
   allowSecrets?: boolean;
   maxFileBytes?: number;
   searchTimeoutMs?: number;
+  /** How search and grep search `root` (default: searchWorkspace); a commit's index when it has one. */
+  search?: SearchFunction;
   /** Stack detection of a root-relative directory (absolute path given), e.g. `detectStack`. */
   detectStack: (absoluteDirectory: string, signal?: AbortSignal) => Promise<unknown>;
   /** A URL fetched through the SSRF guards: a child fetch job in the worker, SafeFetcher in the CLI. */
@@ -65,10 +67,10 @@ export function workspaceTools(options: WorkspaceToolsOptions): ToolHost {
       return { path: file.path, text: file.text, lines: file.lines, totalLines: file.totalLines, range: file.range, language: file.language, redactions: file.redactions };
     },
     search: async (args, { signal }) =>
-      searchOutput(await searchWorkspace({ root, mode: 'literal', pattern: str(args.query) ?? '', directory: dir(args.directory), maxMatches: num(args.max_results), timeoutMs: options.searchTimeoutMs, signal })),
+      searchOutput(await (options.search ?? searchWorkspace)({ root, mode: 'literal', pattern: str(args.query) ?? '', directory: dir(args.directory), maxMatches: num(args.max_results), timeoutMs: options.searchTimeoutMs, signal })),
     grep: async (args, { signal }) =>
       searchOutput(
-        await searchWorkspace({ root, mode: 'regex', pattern: str(args.pattern) ?? '', directory: dir(args.directory), glob: str(args.glob), maxMatches: num(args.max_results), timeoutMs: options.searchTimeoutMs, signal }),
+        await (options.search ?? searchWorkspace)({ root, mode: 'regex', pattern: str(args.pattern) ?? '', directory: dir(args.directory), glob: str(args.glob), maxMatches: num(args.max_results), timeoutMs: options.searchTimeoutMs, signal }),
       ),
     detect_stack: async (args, { signal }) => {
       const target = await resolveInsideRoot(root, str(args.directory) ?? '.', { allowSecrets: options.allowSecrets });

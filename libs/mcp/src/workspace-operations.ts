@@ -7,8 +7,8 @@ import {
   type WorkspaceToolName,
   type WorkspaceToolResult,
 } from '@quarry/contracts';
-import { searchWorkspace } from '@quarry/search';
-import { sourceOf, type SnapshotProvider } from '@quarry/snapshot';
+import { searchWorkspace, type SearchFunction } from '@quarry/search';
+import { sourceOf, type Snapshot, type SnapshotProvider } from '@quarry/snapshot';
 import { FileCache, findFiles, isInside, listDirectory, readWorkspaceFile, type WorkspaceFile } from '@quarry/workspace';
 
 export interface WorkspaceOperationsOptions {
@@ -23,9 +23,14 @@ export interface WorkspaceOperationsOptions {
   maxFileBytes?: number;
   searchTimeoutMs?: number;
   fileCache?: FileCache;
+  /**
+   * How a git URL's working tree is searched: through its commit's trigram index when a scan built
+   * one (@quarry/search-index's snapshotSearch), else every file is read.
+   */
+  searcherFor?: (snapshot: Snapshot, signal: AbortSignal) => Promise<SearchFunction>;
 }
 
-type Operation<T extends WorkspaceToolName> = (root: string, input: WorkspaceToolInput<T>, signal: AbortSignal) => Promise<WorkspaceToolResult<T>>;
+type Operation<T extends WorkspaceToolName> = (root: string, input: WorkspaceToolInput<T>, signal: AbortSignal, search?: SearchFunction) => Promise<WorkspaceToolResult<T>>;
 
 /**
  * The four read-only workspace operations over the workspace and search libraries: safe paths,
@@ -57,8 +62,8 @@ export class WorkspaceOperations {
     const pinned = await snapshots.resolve(source, signal);
     const snapshot = await snapshots.open(pinned, signal);
     try {
-      const root = await snapshot.workingTree(signal);
-      return { ...(await operation(root, withRelativePaths(parsed, [root]), signal)), commit: pinned.commit };
+      const [root, search] = await Promise.all([snapshot.workingTree(signal), name === 'search_text' ? this.options.searcherFor?.(snapshot, signal) : undefined]);
+      return { ...(await operation(root, withRelativePaths(parsed, [root]), signal, search)), commit: pinned.commit };
     } finally {
       snapshot.close();
     }
@@ -72,8 +77,8 @@ export class WorkspaceOperations {
     },
     find_files: (root, input, signal) =>
       findFiles(root, { pattern: input.pattern, directory: input.directory, maxResults: input.maxResults, allowSecrets: this.options.allowSecrets, signal }),
-    search_text: async (root, input, signal) => {
-      const result = await searchWorkspace({
+    search_text: async (root, input, signal, search) => {
+      const result: Awaited<ReturnType<SearchFunction>> = await (search ?? searchWorkspace)({
         root,
         mode: input.regex ? 'regex' : 'literal',
         pattern: input.pattern,
@@ -85,7 +90,7 @@ export class WorkspaceOperations {
         signal,
       });
       // The tool's result contract: the library's newer fields (ignoreCase, fileCounts) stay out of it.
-      const { elapsedMs: _elapsed, ignoreCase: _ignoreCase, fileCounts: _fileCounts, ...rest } = result;
+      const { elapsedMs: _elapsed, ignoreCase: _ignoreCase, fileCounts: _fileCounts, indexed: _indexed, ...rest } = result;
       return { ...rest, matches: result.matches.map(({ path, line, column, text, before, after }) => ({ path, line, column, text, before, after })) };
     },
   };

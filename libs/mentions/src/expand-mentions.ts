@@ -89,6 +89,7 @@ function searchCoverage(loaded: LoadedMention[]): Pick<MentionsResult['coverage'
       tooLarge: sum(searches.map((entry) => entry.tooLarge)),
       unreadable: sum(searches.map((entry) => entry.unreadable)),
       timedOut: searches.filter((entry) => entry.timedOut).length,
+      ...(searches.some((entry) => entry.indexed) ? { indexed: searches.filter((entry) => entry.indexed).length } : {}),
     },
   };
 }

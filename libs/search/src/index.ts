@@ -2,10 +2,13 @@
  * @quarry/search — literal search and RE2 grep over a workspace, in worker threads, with match
  * caps and a time budget (the `@search:` and `@grep:` mentions).
  */
-export type { SearchMode, SearchRequest, SearchMatch, SearchResult, SearchSkipped } from './search-types';
+export type { SearchMode, SearchRequest, SearchMatch, SearchResult, SearchSkipped, SearchFunction } from './search-types';
 export {
   searchWorkspace,
   resolveSearchScope,
+  requestScope,
+  scopeFilter,
+  foldsCase,
   DEFAULT_MAX_MATCHES,
   DEFAULT_CONTEXT_LINES,
   DEFAULT_TIMEOUT_MS,

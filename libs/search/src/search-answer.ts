@@ -1,16 +1,20 @@
 import { parseOrThrow, searchInputSchema, type SearchAnswer, type SearchInput } from '@quarry/contracts';
 import { searchWorkspace, type SearchWorkspaceOptions } from './search-workspace';
-import type { SearchResult } from './search-types';
+import type { SearchFunction, SearchResult } from './search-types';
 
 /**
  * `POST /v1/search` and `quarry search`: the input checked (typed errors: input_invalid,
  * pattern_invalid, regex_invalid, path_outside_root), the search run over `root` (a real path
  * the caller already admitted), the answer in the contract's shape.
  */
-export async function answerSearch(root: string, rawInput: SearchInput, options: SearchWorkspaceOptions & { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<SearchAnswer> {
+export async function answerSearch(
+  root: string,
+  rawInput: SearchInput,
+  options: SearchWorkspaceOptions & { timeoutMs?: number; signal?: AbortSignal; search?: SearchFunction } = {},
+): Promise<SearchAnswer> {
   const input = parseOrThrow(searchInputSchema, rawInput);
-  const { timeoutMs, signal, ...workspaceOptions } = options;
-  const result = await searchWorkspace(
+  const { timeoutMs, signal, search, ...workspaceOptions } = options;
+  const result = await (search ?? searchWorkspace)(
     {
       root,
       mode: input.regex ? 'regex' : 'literal',
@@ -30,11 +34,11 @@ export async function answerSearch(root: string, rawInput: SearchInput, options:
   return toAnswer(result, input.contextLines > 0);
 }
 
-function toAnswer(result: SearchResult, withContext: boolean): SearchAnswer {
+function toAnswer(result: SearchResult & { indexed?: boolean }, withContext: boolean): SearchAnswer {
   return {
     total: result.totalMatches,
     files: result.filesMatched,
-    indexed: false,
+    indexed: result.indexed === true,
     filesSearched: result.filesSearched,
     skipped: result.skipped,
     timedOut: result.timedOut,

@@ -75,6 +75,13 @@ export interface SearchResult {
   elapsedMs: number;
 }
 
+/**
+ * How a caller searches a workspace: `searchWorkspace` (reads every file in scope), or a
+ * commit's index (@quarry/search-index) that reads only candidate files and says so in `indexed`.
+ * Both give the same counts and hits.
+ */
+export type SearchFunction = (request: SearchRequest, options?: { maxFileBytes?: number }) => Promise<SearchResult & { indexed?: boolean }>;
+
 export interface FileCount {
   path: string;
   /** Matching lines in the file. */

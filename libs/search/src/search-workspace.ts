@@ -26,6 +26,12 @@ export interface SearchWorkspaceOptions {
   /** Defaults to the process-wide pool (min(cores, 4) threads). */
   pool?: SearchWorkerPool;
   maxFileBytes?: number;
+  /**
+   * Search these root-relative files instead of walking the root (an index chose them). They go
+   * through the same scope filter (directory, hidden, glob) as the walk's, so the caller may pass
+   * more than the scope holds.
+   */
+  files?: readonly string[];
 }
 
 /**
@@ -65,13 +71,17 @@ export async function searchWorkspace(request: SearchRequest, options: SearchWor
       deadline: Date.now() + timeoutMs,
       cancel: new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT)),
     });
-    const hidden = request.hidden === true;
+    const inScope = scopeFilter(scope.relative, request.hidden === true, accept);
     try {
-      await listFiles(request.root, scope, budget.signal, (found) => {
-        let files = hidden ? found : withoutHidden(found, scope.relative);
-        if (accept) files = files.filter(accept);
+      if (options.files) {
+        const files = inScope(options.files);
         if (files.length > 0) runner.add(files);
-      });
+      } else {
+        await listFiles(request.root, scope, budget.signal, (found) => {
+          const files = inScope(found);
+          if (files.length > 0) runner.add(files);
+        });
+      }
       runner.flush();
     } catch (error) {
       // Out of time during the walk: what was searched so far is the partial result.
@@ -129,6 +139,31 @@ export function foldsCase(mode: SearchMode, pattern: string, sensitivity: CaseSe
   if (chosen !== 'smart') return chosen === 'insensitive';
   const letters = mode === 'literal' ? pattern : pattern.replace(/\\[pP]\{[^}]*\}|\\[A-Za-z]|\(\?P?<[^>]*>/g, '');
   return letters.toLowerCase() === letters;
+}
+
+/**
+ * The request's scope as a filter on root-relative paths: under the directory, not hidden unless
+ * asked, matching the glob. The walk's files pass through it, and so do an index's.
+ */
+export function scopeFilter(directory: string, hidden: boolean, accept: ((path: string) => boolean) | undefined): (files: readonly string[]) => string[] {
+  const prefix = directory === '' ? '' : `${directory}/`;
+  return (found) => {
+    let files = prefix === '' ? [...found] : found.filter((file) => file.startsWith(prefix));
+    if (!hidden) files = withoutHidden(files, directory);
+    if (accept) files = files.filter(accept);
+    return files;
+  };
+}
+
+/**
+ * What searchWorkspace would look at for this request, resolved once: the scope filter and
+ * whether case is folded. An index uses it to count the files it did not need to read.
+ */
+export async function requestScope(request: SearchRequest): Promise<{ inScope: (files: readonly string[]) => string[]; ignoreCase: boolean }> {
+  validatePattern(request.mode, request.pattern);
+  const accept = request.glob === undefined || request.glob === '' ? undefined : compileGlob(request.glob.trim());
+  const scope = await resolveSearchScope(request.root, request.directory);
+  return { inScope: scopeFilter(scope.relative, request.hidden === true, accept), ignoreCase: foldsCase(request.mode, request.pattern, request.caseSensitivity) };
 }
 
 /** Files outside hidden directories and not hidden themselves, below the searched directory (which may be hidden: it was named). */

@@ -109,6 +109,8 @@ export class GitSnapshot implements Snapshot {
       (oid, content) => {
         const measure: FileMeasure = content === undefined ? { kind: 'unreadable' } : measureContent(content);
         measured.push([oid, measure]);
+        const paths = byBlob.get(oid);
+        if (content !== undefined && paths && options.onContent) options.onContent(paths[0], content);
         for (const relative of byBlob.get(oid) ?? []) onMeasured(relative, measure);
       },
       signal,

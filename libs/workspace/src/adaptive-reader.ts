@@ -18,6 +18,12 @@ export type ReadStrategy = 'auto' | 'blocking' | 'concurrent';
 export interface MeasureFilesOptions {
   signal?: AbortSignal;
   strategy?: ReadStrategy;
+  /**
+   * The whole bytes of each file read to measure it (a git snapshot: one call per blob, with its
+   * first path), so a scan's shard can build more from them without reading them again. Not
+   * called for measures served from a cache, nor by measures that stream a file in chunks.
+   */
+  onContent?: (relative: string, content: Buffer) => void;
 }
 
 /** How long blocking reads may hold the event loop before letting it run. */

@@ -1,7 +1,6 @@
-import path from 'node:path';
 import type { SearchAnswer, SearchInput } from '@quarry/contracts';
 import { EXIT } from '../cli-output';
-import { localRoot } from './local';
+import { localRoot, repositoryInput } from './local';
 
 export interface SearchOptions {
   regex?: boolean;
@@ -16,17 +15,22 @@ export interface SearchOptions {
   json?: boolean;
   server?: string;
   key?: string;
+  /** Branch, tag or commit of a git URL. */
+  ref?: string;
 }
 
 /**
- * `quarry search PATH PATTERN`: counts like `rg -c` (with `-F` unless --regex, `-i` with
- * --ignore-case), hits like `rg -n`. In this process by default — nothing but the search
- * library loads, so start-up stays small — or on a gateway with --server (`POST /v1/search`,
- * paths resolved on its machine, inside QUARRY_WORKSPACE_ROOTS).
+ * `quarry search SOURCE PATTERN`: counts like `rg -c` (with `-F` unless --regex, `-i` with
+ * --ignore-case), hits like `rg -n`. SOURCE is a directory or a git URL (at --ref). In this
+ * process by default — for a directory nothing but the search library loads, so start-up stays
+ * small — or on a gateway with --server (`POST /v1/search`, paths resolved on its machine, inside
+ * QUARRY_WORKSPACE_ROOTS). A URL whose commit a scan indexed is answered from the index
+ * (`indexed: true` in the JSON), on the gateway or here (through QUARRY_DATABASE_URL).
  */
 export async function searchCommand(target: string, pattern: string, options: SearchOptions): Promise<number> {
+  const repository = repositoryInput(target, options.ref);
   const input: SearchInput = {
-    root: path.resolve(target),
+    ...('root' in repository ? { root: repository.root } : { source: repository.source }),
     pattern,
     regex: options.regex === true,
     case: options.ignoreCase ? 'insensitive' : options.smartCase ? 'smart' : 'sensitive',
@@ -46,7 +50,7 @@ export async function searchCommand(target: string, pattern: string, options: Se
     // The threads start (and load RE2) while the root is resolved.
     search.sharedSearchPool().warm();
     try {
-      answer = await search.answerSearch(await localRoot(input.root), input, { timeoutMs: 10 * 60_000 });
+      answer = 'source' in repository ? await searchUrlHere(repository, input) : await search.answerSearch(await localRoot(repository.root), input, { timeoutMs: LOCAL_TIMEOUT_MS });
     } finally {
       await search.closeSharedSearchPool();
     }
@@ -59,6 +63,39 @@ export async function searchCommand(target: string, pattern: string, options: Se
     process.stderr.write(`${describeAnswer(answer)}\n`);
   }
   return answer.total > 0 ? EXIT.ok : EXIT.failed;
+}
+
+const LOCAL_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * A git URL searched in this process: fetched into this process's cache (QUARRY_DATA_DIR), its
+ * commit's index read from the database the scan wrote it to, when one is reachable and has it;
+ * else the checkout is searched cold, with the same result.
+ */
+async function searchUrlHere(repository: { source: { git: string; ref?: string } }, input: SearchInput): Promise<SearchAnswer> {
+  const [{ loadConfig }, { answerSearch }, { IndexedCommits, SegmentCache, snapshotSearch }, { withLocalSnapshot }] = await Promise.all([
+    import('@quarry/config/settings'),
+    import('@quarry/search'),
+    import('@quarry/search-index'),
+    import('./local'),
+  ]);
+  const config = loadConfig();
+  const { Pool } = await import('pg');
+  const { SearchIndexRepository } = await import('@quarry/db');
+  const pool = new Pool({ connectionString: config.databaseUrl, max: 2, connectionTimeoutMillis: 2_000 });
+  pool.on('error', () => undefined);
+  const store = new SearchIndexRepository(pool);
+  const commits = new IndexedCommits(store, new SegmentCache(config.dataDir, store));
+  try {
+    const { result, source } = await withLocalSnapshot(config, repository, async (snapshot) => {
+      const { root, search } = await snapshotSearch(snapshot, commits);
+      return answerSearch(root, input, { search, timeoutMs: LOCAL_TIMEOUT_MS });
+    });
+    return { ...result, commit: source.commit };
+  } finally {
+    commits.close();
+    await pool.end().catch(() => undefined);
+  }
 }
 
 /** One line: the counts, what was left out, and whether the hits shown are all of them. */

@@ -6,6 +6,8 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { QUARRY_CONFIG, QuarryConfig, Logger, packageVersion } from '@quarry/config';
 import { BackendEndpoint, WorkspaceOperations, createQuarryMcpServer } from '@quarry/mcp';
 import { snapshotProviderFor, type SnapshotProvider } from '@quarry/snapshot';
+import { snapshotSearch } from '@quarry/search-index';
+import { RepositorySearch } from '../search/search.controller';
 import { FileCache, resolveWorkspaceRoot } from '@quarry/workspace';
 import { Principal, ownerFilter } from '../auth/principal';
 import { JobEventsEmitter } from '../events/job-events.emitter';
@@ -45,11 +47,14 @@ export class McpSessions implements OnApplicationShutdown {
     @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
     private readonly jobs: JobsService,
     private readonly emitter: JobEventsEmitter,
+    repositories: RepositorySearch,
   ) {
     this.snapshots = snapshotProviderFor(config);
     this.operations = new WorkspaceOperations({
       resolveRoot: (root) => resolveWorkspaceRoot(root, this.config.workspaceRoots),
       snapshots: this.snapshots,
+      // search_text on an indexed commit: the commits opened by POST /v1/search serve it too.
+      searcherFor: async (snapshot, signal) => (await snapshotSearch(snapshot, repositories.commits, signal)).search,
       ...config.files,
       fileCache: new FileCache(),
     });

@@ -4,6 +4,7 @@ import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
 import { interpretQuery, workspaceTools } from '@quarry/interpret';
 import { LlmClient } from '@quarry/llm';
 import { FileCache } from '@quarry/workspace';
+import { IndexedCommits, snapshotSearch } from '@quarry/search-index';
 import { ChildJobs } from '../child-jobs';
 import { HandlesJob, JobContext, JobHandler } from '../job-handler';
 import { JobSnapshots } from '../job-snapshots';
@@ -24,15 +25,18 @@ export class InterpretProcessor implements JobHandler<'interpret'> {
     private readonly detector: StackDetector,
     private readonly children: ChildJobs,
     private readonly snapshots: JobSnapshots,
+    private readonly commits: IndexedCommits,
   ) {
     this.llm = config.llm && new LlmClient(config.llm);
   }
 
   async run(input: JobInput<'interpret'>, context: JobContext): Promise<JobResult<'interpret'>> {
     const { result } = await this.snapshots.run(input, context, async (snapshot) => {
-    const root = await snapshot.workingTree(context.signal);
+    // search and grep of an indexed commit read only the files its trigram index selects.
+    const { root, search } = await snapshotSearch(snapshot, this.commits, context.signal);
     const host = workspaceTools({
       root,
+      search,
       ...this.config.files,
       fileCache: this.files,
       detectStack: (directory, signal) => this.detector.detect(directory, undefined, signal ?? context.signal),

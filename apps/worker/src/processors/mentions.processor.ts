@@ -3,6 +3,7 @@ import type { JobInput, JobResult } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig } from '@quarry/config';
 import { expandMentions } from '@quarry/mentions';
 import { closeSharedSearchPool } from '@quarry/search';
+import { IndexedCommits, snapshotSearch } from '@quarry/search-index';
 import { FileCache } from '@quarry/workspace';
 import { CodeIndexCache, type BlobIndexStore } from '@quarry/code-index';
 import { BlobCodeIndexRepository } from '@quarry/db';
@@ -25,16 +26,19 @@ export class MentionsProcessor implements JobHandler<'mentions'>, OnApplicationS
     private readonly codeIndex: CodeIndexCache,
     private readonly snapshots: JobSnapshots,
     @Inject(BlobCodeIndexRepository) private readonly store: BlobIndexStore,
+    private readonly commits: IndexedCommits,
   ) {}
 
   async run(input: JobInput<'mentions'>, context: JobContext): Promise<JobResult<'mentions'>> {
     // The file, listing and search tools read a file system: a git source is checked out in the cache.
     const { result } = await this.snapshots.run(input, context, async (snapshot) => {
-      const root = await snapshot.workingTree(context.signal);
+      // @search and @grep of an indexed commit read only the files its trigram index selects.
+      const { root, search } = await snapshotSearch(snapshot, this.commits, context.signal);
       return expandMentions(
       { prompt: input.prompt, maxBytes: input.budget?.maxBytes },
       {
         root,
+        search,
         ...this.config.files,
         fileCache: this.files,
         codeIndex: this.codeIndex,

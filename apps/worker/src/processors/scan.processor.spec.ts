@@ -8,6 +8,7 @@ import { ScanProcessor } from './scan.processor';
 import { JobSnapshots } from '../job-snapshots';
 import type { ScanShards } from '../scan-shards';
 import { MemoryBlobFacts } from '@quarry/blob-scan';
+import { MemorySearchIndexStore } from '@quarry/search-index';
 
 describe('ScanProcessor', () => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-scan-proc-')));
@@ -27,13 +28,13 @@ describe('ScanProcessor', () => {
 
   it('carries the stack the detector found', async () => {
     const services = [{ metadata: { path: '.' } }] as never;
-    const result = await new ScanProcessor(snapshots, detector(async () => services), new MemoryBlobFacts(), shards).run({ root }, context());
+    const result = await new ScanProcessor(snapshots, detector(async () => services), new MemoryBlobFacts(), shards, new MemorySearchIndexStore()).run({ root }, context());
     expect(result.files).toBe(2);
     expect(result.stack).toBe(services);
   });
 
   it('a detection that fails leaves the scan without a stack instead of failing it', async () => {
-    const result = await new ScanProcessor(snapshots, detector(async () => { throw new Error('detector bug'); }), new MemoryBlobFacts(), shards).run({ root }, context());
+    const result = await new ScanProcessor(snapshots, detector(async () => { throw new Error('detector bug'); }), new MemoryBlobFacts(), shards, new MemorySearchIndexStore()).run({ root }, context());
     expect(result.files).toBe(2);
     expect(result).not.toHaveProperty('stack');
   });
@@ -43,6 +44,6 @@ describe('ScanProcessor', () => {
     const cancelled = new Error('cancelled');
     const slowDetector = detector(() => new Promise((_resolve, reject) => setTimeout(() => reject(cancelled), 10)));
     controller.abort(cancelled);
-    await expect(new ScanProcessor(snapshots, slowDetector, new MemoryBlobFacts(), shards).run({ root }, context(controller.signal))).rejects.toBe(cancelled);
+    await expect(new ScanProcessor(snapshots, slowDetector, new MemoryBlobFacts(), shards, new MemorySearchIndexStore()).run({ root }, context(controller.signal))).rejects.toBe(cancelled);
   });
 });

@@ -2,9 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ScanInput, ScanResult } from '@quarry/contracts';
 import { InProcessShardExecutor, shardedScan, type BlobFactStore } from '@quarry/blob-scan';
 import { CodeIndexScanStep } from '@quarry/code-index';
-import { BlobFactRepository } from '@quarry/db';
+import { BlobFactRepository, SearchIndexRepository } from '@quarry/db';
+import { indexCommit, type SearchIndexStore } from '@quarry/search-index';
 import { withStack } from '@quarry/detect';
-import { repoReaderOf } from '@quarry/snapshot';
+import { repoReaderOf, type Snapshot } from '@quarry/snapshot';
 import { HandlesJob, JobContext, JobHandler } from '../job-handler';
 import { JobSnapshots } from '../job-snapshots';
 import { ScanShards } from '../scan-shards';
@@ -26,6 +27,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
     private readonly detector: StackDetector,
     @Inject(BlobFactRepository) private readonly facts: BlobFactStore,
     private readonly shards: ScanShards,
+    @Inject(SearchIndexRepository) private readonly searchIndex: SearchIndexStore,
     /** Absent: scans without the code index (tests of the scan alone). */
     private readonly codeIndex?: CodeIndexScanStep,
   ) {}
@@ -33,25 +35,35 @@ export class ScanProcessor implements JobHandler<'scan'> {
   async run(input: ScanInput, context: JobContext): Promise<ScanResult> {
     // The code index rides along in every shard (tokens, symbols, secrets per blob) unless turned off.
     const derive = input.codeIndex === false ? undefined : this.codeIndex;
+    const indexed = (snapshot: Snapshot) => this.shards.searchIndex && snapshot.kind === 'git';
     // A path is checked again here: a worker on another machine has its own view of the allowed roots.
     const { result, source } = await this.snapshots.run(input, context, (snapshot) =>
       withStack(
         (signal) => this.detector.detect(repoReaderOf(snapshot), undefined, signal),
         context.signal,
-        () =>
-          shardedScan(snapshot, {
+        async () => {
+          const result = await shardedScan(snapshot, {
             store: this.facts,
             executor:
               snapshot.kind === 'git'
                 ? this.shards.executorFor(context.jobId, snapshot.source, derive !== undefined)
                 : new InProcessShardExecutor(snapshot, this.facts, LOCAL_SHARD_CONCURRENCY, this.shards.id, derive),
             // A few files left to read (a small commit's re-scan) are read here, not handed over.
-            inline: new InProcessShardExecutor(snapshot, this.facts, 1, this.shards.id, derive),
+            inline: new InProcessShardExecutor(snapshot, this.facts, 1, this.shards.id, derive, indexed(snapshot) ? this.shards.indexer : undefined),
             derive,
             signal: context.signal,
             limits: this.shards.limits,
             onProgress: (progress) => context.progress(progress),
-          }),
+          });
+          // A commit's search index: the shards built their blobs' segments; what they did not
+          // (blobs scanned before) is built here, then the manifest says the commit is indexed.
+          // A directory changes under the index, so only commits are indexed. No progress event:
+          // the bar is full, and a new stage must not count it down again.
+          if (indexed(snapshot)) {
+            await indexCommit(snapshot, this.searchIndex, { signal: context.signal });
+          }
+          return result;
+        },
       ),
     );
     return { ...result, source };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isQuarryError, QuarryError, type JobProgress } from '@quarry/contracts';
-import { formatMatches, searchWorkspace } from '@quarry/search';
+import { formatMatches, searchWorkspace, type SearchFunction } from '@quarry/search';
 import {
   DEFAULT_MAX_FILE_BYTES, FileCache, listDirectory, readWorkspaceFile, redactSecrets, resolveInsideRoot, type DirectoryListing, type ResolvedPath,
 } from '@quarry/workspace';
@@ -27,6 +27,8 @@ export interface LoadOptions {
   maxFileBytes?: number;
   /** Budget of each @search/@grep (default 10 s): past it the partial result is used, and said so. */
   searchTimeoutMs?: number;
+  /** How @search and @grep search `root` (default: searchWorkspace, every file read); a commit's index when it has one. */
+  search?: SearchFunction;
   /** Fetches @url mentions; absent → they fail as unavailable. */
   fetchUrl?: UrlFetcher;
   /** URL mentions loaded per prompt; the rest fail with a reason (default 10). */
@@ -68,6 +70,8 @@ export interface SearchCoverage {
   tooLarge: number;
   unreadable: number;
   timedOut: boolean;
+  /** Answered from the commit's trigram index. */
+  indexed?: boolean;
 }
 
 export const DEFAULT_MAX_URLS = 10;
@@ -229,7 +233,7 @@ function humanSize(bytes: number): string {
 
 async function loadSearch(mention: SearchMention | GrepMention, context: LoadContext): Promise<LoadedMention> {
   const pattern = mention.kind === 'search' ? mention.query : mention.pattern;
-  const result = await searchWorkspace({
+  const result: Awaited<ReturnType<SearchFunction>> = await (context.search ?? searchWorkspace)({
     root: context.root,
     mode: mention.kind === 'search' ? 'literal' : 'regex',
     pattern,
@@ -246,7 +250,7 @@ async function loadSearch(mention: SearchMention | GrepMention, context: LoadCon
     kind: mention.kind,
     sha256: sha256(body),
     matches: result.totalMatches,
-    searchCoverage: { filesSearched: result.filesSearched, ...result.skipped, timedOut: result.timedOut },
+    searchCoverage: { filesSearched: result.filesSearched, ...result.skipped, timedOut: result.timedOut, ...(result.indexed ? { indexed: true } : {}) },
     outcome: { status: 'loaded', block: { kind: mention.kind, pattern, body, matches: result.totalMatches, shown: result.matches.length } },
   };
 }

@@ -1,0 +1,207 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { InProcessShardExecutor, shardedScan } from '../../libs/blob-scan/src';
+import { BlobFactRepository } from '../../libs/db/src/blob-fact-repository';
+import { createDatabase } from '../../libs/db/src/prisma-client';
+import { SearchIndexRepository } from '../../libs/db/src/search-index-repository';
+import { closeSharedSearchPool, searchWorkspace, type SearchRequest } from '../../libs/search/src';
+import { IndexedCommits, SegmentCache, indexCommit, searchIndexed, shardIndexer, type BuiltSegment, type SearchIndexStore } from '../../libs/search-index/src';
+import { generatedQueries, writeSearchFixture } from '../../libs/search-index/src/testing/search-fixture';
+import { SnapshotProvider, type Snapshot } from '../../libs/snapshot/src';
+import { GitHttpServer } from '../../libs/snapshot/src/testing/git-http-server';
+import { loopbackOnlyDialer } from '../../libs/fetch/src/testing/virtual-network';
+import { assertBuilt, repoRoot } from '../support/processes';
+import { TEST_DATABASE_URL } from '../support/test-env';
+
+jest.setTimeout(180_000);
+
+const database = createDatabase(TEST_DATABASE_URL, 4);
+const facts = new BlobFactRepository(database.prisma, database.pool);
+const index = new SearchIndexRepository(database.pool);
+const work = mkdtempSync(path.join(os.tmpdir(), 'quarry-search-index-it-'));
+const served = path.join(work, 'served');
+const checkout = path.join(work, 'checkout');
+const dataDir = path.join(work, 'data');
+/** This run's blobs are its own: the tables are shared by every test file of the run. */
+const salt = `${process.pid}-${Date.now()}`;
+let server: GitHttpServer;
+let provider: SnapshotProvider;
+const TINY = { maxFiles: 16, maxBytes: 16 * 1024 };
+
+function git(...args: string[]): string {
+  return execFileSync('git', ['-C', checkout, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { encoding: 'utf8' });
+}
+
+/** Publishes the checkout's main branch to the served bare repository. */
+function publish(): void {
+  execFileSync('git', ['-C', path.join(served, 'idx.git'), 'fetch', '-q', checkout, '+main:main']);
+}
+
+beforeAll(async () => {
+  execFileSync('mkdir', ['-p', checkout, served]);
+  writeSearchFixture(checkout, { salt, files: 150 });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'one');
+  execFileSync('git', ['init', '-q', '--bare', path.join(served, 'idx.git')]);
+  publish();
+  server = await GitHttpServer.start(served);
+  provider = new SnapshotProvider({ workspaceRoots: [work], git: { dataDir, allow: ['127.0.0.1/32'], dialer: loopbackOnlyDialer } });
+});
+
+afterAll(async () => {
+  await closeSharedSearchPool();
+  await provider?.close();
+  await server?.close();
+  await database.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** A store that counts the segments built through it. */
+function counting(store: SearchIndexStore): SearchIndexStore & { built: BuiltSegment[] } {
+  const built: BuiltSegment[] = [];
+  return Object.assign(Object.create(store) as SearchIndexStore, {
+    built,
+    saveSegment: async (segment: BuiltSegment) => {
+      built.push(segment);
+      await store.saveSegment(segment);
+    },
+  });
+}
+
+/** The scan as the worker runs it: shards (each with the index hook), then the manifest. */
+async function scanAndIndex(snapshot: Snapshot, store: SearchIndexStore): Promise<void> {
+  const indexer = shardIndexer(store);
+  await shardedScan(snapshot, { store: facts, executor: new InProcessShardExecutor(snapshot, facts, 2, 'w1', undefined, indexer), signal: new AbortController().signal, limits: TINY, inlineBelowFiles: 0 });
+  await indexCommit(snapshot, store);
+}
+
+async function expectSameAsCold(snapshot: Snapshot, queries: Array<Omit<SearchRequest, 'root'>>, minIndexed: number): Promise<void> {
+  const commits = new IndexedCommits(index, new SegmentCache(dataDir, index));
+  const commit = await commits.forSnapshot(snapshot);
+  expect(commit).toBeDefined();
+  const root = await snapshot.workingTree();
+  let indexed = 0;
+  for (const query of queries) {
+    const request: SearchRequest = { ...query, root, countsPerFile: true, maxMatches: 500 };
+    const { indexed: used, elapsedMs: _a, ...viaIndex } = await searchIndexed(request, commit);
+    const { elapsedMs: _b, ...cold } = await searchWorkspace(request);
+    if (used) indexed++;
+    expect({ query, ...viaIndex }).toEqual({ query, ...cold });
+  }
+  expect(indexed).toBeGreaterThanOrEqual(minIndexed);
+  commits.close();
+}
+
+describe('the search index built by the scan', () => {
+  it('answers a few hundred generated queries exactly as the cold search does', async () => {
+    const snapshot = await provider.open({ git: server.url('idx.git'), ref: 'main' });
+    const store = counting(index);
+    await scanAndIndex(snapshot, store);
+    // Several shards, each its own segment.
+    expect(store.built.length).toBeGreaterThan(3);
+    const manifest = await index.manifest(snapshot.source.commit);
+    expect(manifest).toMatchObject({ commit: snapshot.source.commit, segments: expect.any(Array) });
+    expect(manifest!.indexBytes).toBeGreaterThan(0);
+    const queries = generatedQueries(11);
+    expect(queries.length).toBeGreaterThanOrEqual(300);
+    await expectSameAsCold(snapshot, queries, queries.length * 0.6);
+    snapshot.close();
+  });
+
+  it('reuses the segments of a commit sharing blobs: only the changed blobs are built', async () => {
+    writeFileSync(path.join(checkout, 'src/changed.c'), `// ${salt} new\nint spin_lock_changed(void);\n`);
+    writeFileSync(path.join(checkout, 'file3.c'), `// ${salt} rewritten\nstatic int kmalloc_again;\n`);
+    git('add', '-A');
+    git('commit', '-q', '-m', 'two');
+    publish();
+    const snapshot = await provider.open({ git: server.url('idx.git'), ref: 'main' });
+    const store = counting(index);
+    await scanAndIndex(snapshot, store);
+    const newBlobs = store.built.flatMap((segment) => segment.blobs);
+    expect(newBlobs.length).toBeLessThanOrEqual(2);
+    expect(newBlobs.length).toBeGreaterThanOrEqual(1);
+    await expectSameAsCold(
+      snapshot,
+      [
+        { mode: 'literal', pattern: 'spin_lock_changed', caseSensitivity: 'sensitive' },
+        { mode: 'literal', pattern: 'KMALLOC_AGAIN', caseSensitivity: 'insensitive' },
+        { mode: 'regex', pattern: 'spin_\\w+\\(', caseSensitivity: 'sensitive' },
+        ...generatedQueries(5).slice(0, 40),
+      ],
+      30,
+    );
+    snapshot.close();
+  });
+
+  it('leaves a commit unindexed, never half-indexed, when its build is killed (kill -9), and a rebuild completes it', async () => {
+    assertBuilt();
+    writeSearchFixture(path.join(checkout, 'more'), { salt: `${salt}-more`, seed: 3, files: 80 });
+    git('add', '-A');
+    git('commit', '-q', '-m', 'three');
+    publish();
+    const snapshot = await provider.open({ git: server.url('idx.git'), ref: 'main' });
+    const commit = snapshot.source.commit;
+    const dist = (lib: string) => JSON.stringify(path.join(repoRoot(), 'dist', 'libs', lib, 'src'));
+    // The child builds the commit's index in small segments and says so after each; it is killed after the first.
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
+        const { SnapshotProvider } = require(${dist('snapshot')});
+        const { indexCommit } = require(${dist('search-index')});
+        const { SearchIndexRepository, createDatabase } = require(${dist('db')});
+        const { loopbackOnlyDialer } = require(${JSON.stringify(path.join(repoRoot(), 'dist', 'libs', 'fetch', 'src', 'testing', 'virtual-network'))});
+        (async () => {
+          const database = createDatabase(${JSON.stringify(TEST_DATABASE_URL)}, 2);
+          const repository = new SearchIndexRepository(database.pool);
+          const store = Object.assign(Object.create(repository), {
+            saveSegment: async (segment) => { await repository.saveSegment(segment); process.stdout.write('saved\\n'); },
+          });
+          const provider = new SnapshotProvider({ workspaceRoots: [${JSON.stringify(work)}], git: { dataDir: ${JSON.stringify(path.join(work, 'child-data'))}, allow: ['127.0.0.1/32'], dialer: loopbackOnlyDialer } });
+          const snapshot = await provider.open({ git: ${JSON.stringify(server.url('idx.git'))}, ref: ${JSON.stringify(commit)} });
+          await indexCommit(snapshot, store, { segmentTextBytes: 2048 });
+          process.stdout.write('done\\n');
+        })().catch((error) => { console.error(error); process.exit(1); });
+        `,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const killed = await new Promise<boolean>((resolve) => {
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('saved') && !output.includes('done')) {
+          child.kill('SIGKILL');
+          resolve(true);
+        }
+      });
+      child.on('exit', () => resolve(false));
+    });
+    expect(killed).toBe(true);
+    await new Promise((resolve) => child.once('exit', resolve));
+
+    // No manifest: the commit is not indexed, and a search of it is the cold search.
+    expect(await index.manifest(commit)).toBeUndefined();
+    const commits = new IndexedCommits(index, new SegmentCache(dataDir, index));
+    expect(await commits.forSnapshot(snapshot)).toBeUndefined();
+    // Every segment in the store is whole: all its blobs have their rows.
+    const { rows } = await database.pool.query<{ id: string; blobs: number; rows: string }>(
+      'SELECT s.id, s.blobs, (SELECT count(*) FROM search_index_blobs b WHERE b.segment = s.id) AS rows FROM search_index_segments s',
+    );
+    for (const row of rows) expect(Number(row.rows)).toBeLessThanOrEqual(row.blobs);
+    const partial = rows.filter((row) => Number(row.rows) === 0);
+    expect(partial).toEqual([]);
+
+    // The next scan builds what is missing, reusing what the killed build saved, then writes the manifest.
+    const store = counting(index);
+    await scanAndIndex(snapshot, store);
+    expect(await index.manifest(commit)).toBeDefined();
+    await expectSameAsCold(snapshot, generatedQueries(23).slice(0, 60), 30);
+    commits.close();
+    snapshot.close();
+  });
+});
