@@ -1,10 +1,13 @@
 import { decodeBlobIndex, encodeBlobIndex, blobIndexKey, briefOf, type BlobIndex, type BlobIndexBrief, type BlobIndexKey, type BlobIndexStore, type StoredBlobIndex, type TokenEncoding } from '@quarry/code-index';
 import type { Pool } from 'pg';
 import { PrismaClient } from './prisma-client';
+import { RecentMemory } from './recent-memory';
 
 /** Look-ups go in slices this size (one statement each, arrays as parameters); writes in smaller ones (rows carry bytes). */
 const LOOKUP_SLICE = 20_000;
 const WRITE_SLICE = 500;
+/** Briefs a worker keeps in memory by default (a few hundred bytes each with their keys). */
+export const DEFAULT_REMEMBERED_BRIEFS = 50_000;
 
 type BriefRow = { blob: string; variant: string; binary: boolean; bytes: bigint | string; tokens: bigint | string; definitions: number; secrets: number; warnings: number; symbols: string };
 
@@ -14,16 +17,32 @@ type BriefRow = { blob: string; variant: string; binary: boolean; bytes: bigint 
  * columns) are what totals and pack need; whole rows are decoded only for symbol lookups and maps.
  */
 export class BlobCodeIndexRepository implements BlobIndexStore {
+  /**
+   * Briefs this process read or wrote, by encoding and key: a row never changes, so a worker's
+   * repeat scans of the same files (many small scans of one repository) ask Postgres nothing.
+   */
+  private readonly remembered: RecentMemory<string, BlobIndexBrief>;
+
   constructor(
     private readonly prisma: PrismaClient,
     private readonly pool?: Pool,
-  ) {}
+    remember = DEFAULT_REMEMBERED_BRIEFS,
+  ) {
+    this.remembered = new RecentMemory(remember);
+  }
 
   async briefs(keys: readonly BlobIndexKey[], encoding: TokenEncoding): Promise<Map<string, BlobIndexBrief>> {
     const found = new Map<string, BlobIndexBrief>();
-    for (const rows of await this.select<BriefRow>('blob, variant, "binary", bytes, tokens, definitions, secrets, warnings, symbols', keys, encoding)) {
+    const unknown: BlobIndexKey[] = [];
+    for (const key of keys) {
+      const brief = this.remembered.get(`${encoding}:${blobIndexKey(key.blob, key.variant)}`);
+      if (brief) found.set(blobIndexKey(key.blob, key.variant), brief);
+      else unknown.push(key);
+    }
+    if (unknown.length === 0) return found;
+    for (const rows of await this.select<BriefRow>('blob, variant, "binary", bytes, tokens, definitions, secrets, warnings, symbols', unknown, encoding)) {
       for (const row of rows) {
-        found.set(blobIndexKey(row.blob, row.variant), {
+        const brief: BlobIndexBrief = {
           binary: row.binary,
           bytes: Number(row.bytes),
           tokens: Number(row.tokens),
@@ -31,7 +50,9 @@ export class BlobCodeIndexRepository implements BlobIndexStore {
           secrets: row.secrets,
           warnings: row.warnings,
           symbols: row.symbols as BlobIndexBrief['symbols'],
-        });
+        };
+        found.set(blobIndexKey(row.blob, row.variant), brief);
+        this.remembered.set(`${encoding}:${blobIndexKey(row.blob, row.variant)}`, brief);
       }
     }
     return found;
@@ -68,6 +89,7 @@ export class BlobCodeIndexRepository implements BlobIndexStore {
         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::bigint[], $6::bigint[], $7::int[], $8::int[], $9::int[], $10::text[], $11::bytea[])
         ON CONFLICT (blob, variant, encoding) DO NOTHING`;
       added += this.pool ? ((await this.pool.query(sql, columns)).rowCount ?? 0) : await this.prisma.$executeRawUnsafe(sql, ...columns);
+      slice.forEach((row, index) => this.remembered.set(`${row.index.encoding}:${blobIndexKey(row.blob, row.variant)}`, briefs[index]));
     }
     return added;
   }

@@ -2,6 +2,7 @@ import { measureOf, type BlobFact, type BlobFactStore } from '@quarry/blob-scan'
 import type { FileMeasure } from '@quarry/workspace';
 import type { Pool } from 'pg';
 import { PrismaClient } from './prisma-client';
+import { RecentMemory } from './recent-memory';
 
 /** Look-ups and writes go in slices this size: one statement each, arrays as parameters. */
 const SLICE = 50_000;
@@ -22,20 +23,22 @@ export const DEFAULT_REMEMBERED_BLOBS = 100_000;
  * this, every tiny scan paid two statements outside the worker's group commit.
  */
 export class BlobFactRepository implements BlobFactStore {
-  private readonly remembered = new Map<string, FileMeasure>();
+  private readonly remembered: RecentMemory<string, FileMeasure>;
 
   /** `pool`: look-ups of a whole commit (tens of thousands of rows) go through pg directly, about 2x faster than Prisma's raw query. */
   constructor(
     private readonly prisma: PrismaClient,
     private readonly pool?: Pool,
-    private readonly remember: number = DEFAULT_REMEMBERED_BLOBS,
-  ) {}
+    remember: number = DEFAULT_REMEMBERED_BLOBS,
+  ) {
+    this.remembered = new RecentMemory(remember);
+  }
 
   async lookup(blobs: readonly string[]): Promise<Map<string, FileMeasure>> {
     const found = new Map<string, FileMeasure>();
     const unknown: string[] = [];
     for (const blob of blobs) {
-      const measure = this.recall(blob);
+      const measure = this.remembered.get(blob);
       if (measure) found.set(blob, measure);
       else unknown.push(blob);
     }
@@ -54,7 +57,7 @@ export class BlobFactRepository implements BlobFactStore {
       for (const [blob, binary, bytes, lines] of rows) {
         const measure: FileMeasure = binary ? BINARY : { kind: 'text', bytes, lines };
         found.set(blob, measure);
-        this.keep(blob, measure);
+        this.remembered.set(blob, measure);
       }
     }
     return found;
@@ -72,7 +75,7 @@ export class BlobFactRepository implements BlobFactStore {
         SELECT * FROM unnest(${slice.map((fact) => fact.blob)}::text[], ${slice.map((fact) => fact.kind === 'binary')}::boolean[],
                              ${slice.map((fact) => (fact.kind === 'text' ? fact.bytes : 0))}::bigint[], ${slice.map((fact) => (fact.kind === 'text' ? fact.lines : 0))}::bigint[])
         ON CONFLICT (blob) DO NOTHING`;
-      for (const fact of slice) this.keep(fact.blob, measureOf(fact));
+      for (const fact of slice) this.remembered.set(fact.blob, measureOf(fact));
     }
     return added;
   }
@@ -84,20 +87,5 @@ export class BlobFactRepository implements BlobFactStore {
     return Number(rows[0].count);
   }
 
-  private recall(blob: string): FileMeasure | undefined {
-    const measure = this.remembered.get(blob);
-    if (measure) {
-      // Most recently used last: the first key is the one to forget.
-      this.remembered.delete(blob);
-      this.remembered.set(blob, measure);
-    }
-    return measure;
-  }
 
-  private keep(blob: string, measure: FileMeasure): void {
-    if (this.remember <= 0) return;
-    this.remembered.delete(blob);
-    this.remembered.set(blob, measure);
-    if (this.remembered.size > this.remember) this.remembered.delete(this.remembered.keys().next().value as string);
-  }
 }
