@@ -10,7 +10,7 @@ import { buildRepoMap, validateBudget } from '../map/repo-map';
 import { packLayout } from '../pack/pack-styles';
 import { compilePathFilter, validatePatterns } from '../pack/path-filter';
 import { streamSink, type PackSink } from '../pack/sinks';
-import { MAX_PACK_TOKENS, writePack, type PackFile } from '../pack/write-pack';
+import { MAX_PACK_TOKENS, writePack, type PackFile, type PackOptions } from '../pack/write-pack';
 import type { Definition } from '../symbols/symbol-types';
 import { DEFAULT_TOKEN_ENCODING, type TokenEncoding } from '../tokens/token-counter';
 import { listLocalTree, type TreeEntry } from './local-tree';
@@ -152,10 +152,32 @@ export async function packTree(root: string, input: PackInput, sink: PackSink, o
   const files = await packFilesOf(listing.entries, (entry) => options.cache.known(root, entry), options.signal);
   const encoding = (input.encoding ?? DEFAULT_TOKEN_ENCODING) as TokenEncoding;
   const symbols = input.compress ? (await options.cache.blobIndexer()).symbols : undefined;
+  return writePackReporting(files, sink, input, { encoding, symbols, title: options.title, signal: options.signal, onProgress: options.onProgress, progressTotal: files.length, secretFiles: listing.secretFiles });
+}
+
+/**
+ * Writes a pack (`writePack`) with progress at most every 250 ms, and shapes the job's result:
+ * the same for a directory and for a snapshot.
+ */
+export async function writePackReporting(
+  files: readonly PackFile[],
+  sink: PackSink,
+  input: PackInput,
+  options: {
+    encoding: TokenEncoding;
+    symbols: PackOptions['symbols'];
+    title?: string;
+    signal?: AbortSignal;
+    onProgress?: (progress: JobProgress) => void;
+    /** What the bar counts to (the selected files, when the caller knows them). */
+    progressTotal: number;
+    secretFiles: number;
+  },
+): Promise<PackTreeResult> {
+  const { encoding, onProgress, progressTotal: total } = options;
   const totals = new TokenTotalsBuilder(encoding);
   let written = 0;
   let lastReport = 0;
-  const total = files.length;
   const result = await writePack(files, sink, {
     style: input.style,
     include: input.include,
@@ -164,7 +186,7 @@ export async function packTree(root: string, input: PackInput, sink: PackSink, o
     maxTokens: input.maxTokens,
     encoding,
     title: options.title,
-    symbols,
+    symbols: options.symbols,
     signal: options.signal,
     onFile: (file) => {
       totals.add(file.path, file.language, file.tokens);
@@ -172,11 +194,11 @@ export async function packTree(root: string, input: PackInput, sink: PackSink, o
       const now = performance.now();
       if (now - lastReport > 250) {
         lastReport = now;
-        options.onProgress?.({ stage: 'packing', done: written, total, message: file.path });
+        onProgress?.({ stage: 'packing', done: written, total, message: file.path });
       }
     },
   });
-  options.onProgress?.({ stage: 'packed', done: written, total, message: `${result.files} files, ${result.tokens} tokens` });
+  onProgress?.({ stage: 'packed', done: written, total, message: `${result.files} files, ${result.tokens} tokens` });
   return {
     style: result.style,
     files: result.files,
@@ -186,7 +208,7 @@ export async function packTree(root: string, input: PackInput, sink: PackSink, o
     redactions: result.redactions,
     compressed: result.compressed,
     omitted: result.omitted,
-    skipped: { ...result.skipped, secretFiles: listing.secretFiles },
+    skipped: { ...result.skipped, secretFiles: options.secretFiles },
     totals: totals.result(),
   };
 }

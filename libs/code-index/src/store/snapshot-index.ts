@@ -3,7 +3,7 @@ import type { JobInput, JobProgress } from '@quarry/contracts';
 import { languageOf, secretPathReason } from '@quarry/workspace';
 import { decodeText, type BlobIndex, type BlobIndexer } from '../index/blob-index';
 import { SymbolTable } from '../lookup/symbol-table';
-import { TokenTotalsBuilder, validateCodeIndexInput, type PackTreeResult } from '../local/operations';
+import { validateCodeIndexInput, writePackReporting, type PackTreeResult } from '../local/operations';
 import type { IndexedFile, IndexedTree } from '../local/tree-index';
 import { compilePathFilter, validatePatterns } from '../pack/path-filter';
 import type { PackSink } from '../pack/sinks';
@@ -156,42 +156,7 @@ export async function packSnapshot(snapshot: IndexableSnapshot, input: PackInput
     return { path: file.path, language, bytes: brief.bytes, binary: brief.binary, tokens: brief.tokens, encoding, secrets: secretsOf.get(key) ?? [], read };
   });
   const symbols = input.compress ? indexer.symbols : undefined;
-  const totals = new TokenTotalsBuilder(encoding);
-  let written = 0;
-  let lastReport = 0;
-  const result = await writePack(files, sink, {
-    style: input.style,
-    include: input.include,
-    ignore: input.ignore,
-    compress: input.compress,
-    maxTokens: input.maxTokens,
-    encoding,
-    title: options.title,
-    symbols,
-    signal,
-    onFile: (file) => {
-      totals.add(file.path, file.language, file.tokens);
-      written++;
-      const now = performance.now();
-      if (now - lastReport > 250) {
-        lastReport = now;
-        onProgress?.({ stage: 'packing', done: written, total: wanted.length, message: file.path });
-      }
-    },
-  });
-  onProgress?.({ stage: 'packed', done: written, total: wanted.length, message: `${result.files} files, ${result.tokens} tokens` });
-  return {
-    style: result.style,
-    files: result.files,
-    tokens: result.tokens,
-    encoding,
-    bytes: result.bytes,
-    redactions: result.redactions,
-    compressed: result.compressed,
-    omitted: result.omitted,
-    skipped: { ...result.skipped, secretFiles: listing.secretFiles },
-    totals: totals.result(),
-  };
+  return writePackReporting(files, sink, input, { encoding, symbols, title: options.title, signal, onProgress, progressTotal: wanted.length, secretFiles: listing.secretFiles });
 }
 
 const BINARY_PROBE_BYTES = 8000;
