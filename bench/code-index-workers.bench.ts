@@ -16,7 +16,7 @@
  *   node dist/bench/code-index-workers.bench.js [--k-whole] [--k-whole-only: that pack alone, on one fresh worker]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -28,6 +28,7 @@ import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
 import { ensureLinuxTree } from './linux-tree';
 import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix } from './support';
+import { peakRssMB } from './support';
 
 const DATABASE_URL = BENCH_DATABASE_URL.replace(/\/[^/]*$/, '/quarry_bench_code_index');
 const REPOMIX = path.resolve(__dirname, '..', '..', 'node_modules/repomix/bin/repomix.cjs');
@@ -208,14 +209,6 @@ export async function runCodeIndexWorkersBench(options: { whole?: boolean; whole
   return report;
 }
 
-function peakRssMB(worker: ChildHandle): number {
-  try {
-    const status = readFileSync(`/proc/${worker.pid}/status`, 'utf8');
-    return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-  } catch {
-    return -1;
-  }
-}
 
 if (require.main === module) {
   runCodeIndexWorkersBench({ whole: process.argv.includes('--k-whole'), wholeOnly: process.argv.includes('--k-whole-only') }).then(

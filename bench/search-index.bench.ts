@@ -13,7 +13,7 @@
  *   node dist/bench/search-index.bench.js
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -24,6 +24,7 @@ import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
 import { ensureLinuxTree } from './linux-tree';
 import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix, latencyStats, processCpuMs, type LatencyStats } from './support';
+import { peakRssMB } from './support';
 
 const run = promisify(execFile);
 /** A database of this bench's own: it empties the blob and index tables between scans. */
@@ -185,14 +186,6 @@ export async function runSearchIndexBench(): Promise<SearchIndexBenchReport> {
   return report;
 }
 
-function peakRssMB(child: { pid?: number }): number {
-  try {
-    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-    return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-  } catch {
-    return -1;
-  }
-}
 
 if (require.main === module) {
   runSearchIndexBench().then(

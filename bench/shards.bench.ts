@@ -16,7 +16,7 @@
  *   node dist/bench/shards.bench.js [--h-four]
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -27,6 +27,7 @@ import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
 import { ensureLinuxTree } from './linux-tree';
 import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix } from './support';
+import { peakRssMB } from './support';
 
 const run = promisify(execFile);
 /** A database of this bench's own: it empties blob_facts between runs. */
@@ -149,14 +150,6 @@ export async function runShardsBench(options: { four?: boolean } = {}): Promise<
   return report;
 }
 
-function peakRssMB(worker: ChildHandle): number {
-  try {
-    const status = readFileSync(`/proc/${worker.pid}/status`, 'utf8');
-    return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-  } catch {
-    return -1;
-  }
-}
 
 if (require.main === module) {
   runShardsBench({ four: process.argv.includes('--h-four') }).then(

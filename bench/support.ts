@@ -393,3 +393,13 @@ export async function redisCommandCalls(redisUrl: string): Promise<number> {
     redis.disconnect();
   }
 }
+
+/** Peak resident memory (VmHWM) of a child process in MB, -1 once it is gone. */
+export function peakRssMB(child: { pid?: number }): number {
+  try {
+    const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+  } catch {
+    return -1;
+  }
+}
