@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import fs, { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { QuarryError } from '@quarry/contracts';
@@ -99,6 +99,27 @@ describe('LocalSnapshot', () => {
     const snapshot = new LocalSnapshot(dir, environment);
     const source = await snapshot.identify();
     expect(source).toMatchObject({ path: dir, ref: null, dirty: true });
+  });
+
+  it('reads a directory once for the walk and the detection beside it, and keeps nothing after both had it', async () => {
+    mkdirSync(path.join(dir, 'src'));
+    writeFileSync(path.join(dir, 'src', 'c.ts'), 'export const c = 3;\n');
+    const reads = jest.spyOn(fs, 'readdir');
+    try {
+      const snapshot = new LocalSnapshot(dir, environment);
+      // As the scan runs them: the walk and detection's reads of the same directories at once.
+      const [listing, root, src] = await Promise.all([snapshot.walk(), snapshot.readDirectory('.'), snapshot.readDirectory('src')]);
+      expect(listing.files.sort()).toEqual(['a.ts', 'b.md', 'src/c.ts']);
+      expect(root?.map((entry) => entry.name).sort()).toEqual(['a.ts', 'b.md', 'src']);
+      expect(src?.map((entry) => entry.name)).toEqual(['c.ts']);
+      expect(reads.mock.calls.map(([directory]) => String(directory)).sort()).toEqual([dir, path.join(dir, 'src')]);
+      // Both consumers had it: a later read sees the directory as it is now.
+      writeFileSync(path.join(dir, 'src', 'd.ts'), '\n');
+      expect((await snapshot.readDirectory('src'))?.map((entry) => entry.name).sort()).toEqual(['c.ts', 'd.ts']);
+      expect(await snapshot.readDirectory('missing')).toBeUndefined();
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('refuses a path that leaves the root', async () => {

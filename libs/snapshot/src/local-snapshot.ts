@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import { lstatSync, readdir as readdirCallback, readFileSync, statSync } from 'node:fs';
+import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { QuarryError } from '@quarry/contracts';
 import { measureFiles, walkFiles, type FileMeasure, type MeasureFilesOptions, type WalkEntry, type WalkOptions, type WalkResult } from '@quarry/workspace';
@@ -25,6 +25,12 @@ export class LocalSnapshot implements Snapshot {
   /** The files of the last whole walk, and the blob ids of files read through `readBlob`: the identity's inputs. */
   private listing: readonly string[] | undefined;
   private readonly blobs = new Map<string, string>();
+  /**
+   * Directory reads shared by the walk and the stack detection that runs beside it (both list the
+   * same directories): the first to ask reads, the second takes the answer and drops it, so a
+   * directory is read once and nothing is kept after both had it.
+   */
+  private readonly directoryReads = new Map<string, Promise<readonly WalkEntry[]>>();
 
   constructor(
     readonly root: string,
@@ -50,7 +56,7 @@ export class LocalSnapshot implements Snapshot {
   }
 
   async walk(options: WalkOptions = {}): Promise<WalkResult> {
-    const result = await walkFiles(this.root, options);
+    const result = await walkFiles(this.root, options.tree ? options : { ...options, listDirectory: (relative) => this.listDirectory(relative) });
     if (!options.tree) this.listing = result.files;
     return result;
   }
@@ -73,10 +79,25 @@ export class LocalSnapshot implements Snapshot {
 
   async readDirectory(relative: string): Promise<readonly WalkEntry[] | undefined> {
     try {
-      return await readdir(this.absolute(relative), { withFileTypes: true });
+      return await this.listDirectory(relative === '.' ? '' : relative.replace(/^\.\//, ''));
     } catch {
       return undefined;
     }
+  }
+
+  /** A directory's entries: read now, or taken from the read another consumer started (see directoryReads). */
+  private listDirectory(relative: string): Promise<readonly WalkEntry[]> {
+    const shared = this.directoryReads.get(relative);
+    if (shared) {
+      this.directoryReads.delete(relative);
+      return shared;
+    }
+    const read = new Promise<readonly WalkEntry[]>((resolve, reject) => {
+      readdirCallback(this.absolute(relative), { withFileTypes: true }, (error, entries) => (error ? reject(error) : resolve(entries)));
+    });
+    read.catch(() => undefined); // its consumers handle the failure
+    this.directoryReads.set(relative, read);
+    return read;
   }
 
   async entry(relative: string): Promise<SnapshotEntry | undefined> {
@@ -113,7 +134,9 @@ export class LocalSnapshot implements Snapshot {
     return this.root;
   }
 
-  close(): void {}
+  close(): void {
+    this.directoryReads.clear();
+  }
 
   /** Inside the root by construction: no absolute paths, no `..` segments. */
   private absolute(relative: string): string {
@@ -153,9 +176,10 @@ export class LocalSnapshot implements Snapshot {
     // A checkout's top has a .git entry (a directory with HEAD, or a worktree's gitdir file):
     // anything else is answered without starting git, whose process start is most of a small
     // scan's cost. One `git status` then gives both HEAD and the changes.
-    const dotGit = await lstat(path.join(this.root, '.git')).catch(() => undefined);
+    // Probed synchronously and without exceptions: two metadata look-ups, mostly misses.
+    const dotGit = probe(path.join(this.root, '.git'));
     if (!dotGit) return undefined;
-    if (dotGit.isDirectory() && !(await lstat(path.join(this.root, '.git', 'HEAD')).catch(() => undefined))) return undefined;
+    if (dotGit.isDirectory() && !probe(path.join(this.root, '.git', 'HEAD'))) return undefined;
     const options = { cwd: this.root, timeoutMs: 60_000, signal };
     try {
       const status = (await runGit(this.environment, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--ignore-submodules=all'], options)).toString('utf8');
@@ -194,6 +218,15 @@ function afterFields(record: string, count: number): string {
   let at = 0;
   for (let field = 0; field < count; field++) at = record.indexOf(' ', at) + 1;
   return record.slice(at);
+}
+
+/** What is at `file` (not following a symlink), or undefined: a miss costs no exception. */
+function probe(file: string): ReturnType<typeof lstatSync> {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // ENOTDIR, EACCES
+  }
 }
 
 /** git's blob id: sha1 of `blob <size>\0` and the content. */

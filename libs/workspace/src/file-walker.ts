@@ -1,5 +1,5 @@
-import { readdir, type Dirent } from 'node:fs';
-import { lstat, readFile } from 'node:fs/promises';
+import { lstatSync, readdir, readFileSync, statSync, type Dirent } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { QuarryError } from '@quarry/contracts';
 import { IGNORED, INCLUDED, IgnoreRules, UNDECIDED } from './ignore-rules';
@@ -19,6 +19,11 @@ export interface WalkOptions {
    * above the root is consulted: the tree is a repository's top.
    */
   tree?: WalkTree;
+  /**
+   * Reads a directory of the disk in place of readdir (a snapshot shares its reads with the
+   * stack detection running beside the walk). `relative` is root-relative, '' for the root.
+   */
+  listDirectory?: (relative: string, absolute: string) => Promise<readonly WalkEntry[]>;
 }
 
 /** A directory entry as the walker needs it: `fs.Dirent` satisfies it. */
@@ -87,7 +92,11 @@ export async function walkFiles(root: string, options: WalkOptions = {}): Promis
   const visit = async (directory: PendingDirectory): Promise<void> => {
     let entries: readonly WalkEntry[];
     try {
-      entries = tree ? await tree.readDirectory(directory.relative) : await readDirectory(directory.absolute);
+      entries = tree
+        ? await tree.readDirectory(directory.relative)
+        : options.listDirectory
+          ? await options.listDirectory(directory.relative, directory.absolute)
+          : await readDirectory(directory.absolute);
     } catch (error) {
       if (directory.relative === '') throw rootError(root, error);
       if (!SKIPPABLE_DIRECTORY_ERRORS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
@@ -222,9 +231,12 @@ function verdictOf(rules: IgnoreRules, relative: string, name: string, isDirecto
  * a root in no repository has none.
  */
 async function rulesAboveRoot(rootPath: string): Promise<IgnoreRules[]> {
+  // A handful of probes on the way up, answered synchronously and without exceptions: most are
+  // misses, and a miss through the promise API (an Error with its stack, a thread-pool trip) was
+  // a third of a small directory's whole walk.
   let top: string | undefined;
   for (let dir = rootPath; ; dir = path.dirname(dir)) {
-    if (await exists(path.join(dir, '.git'))) {
+    if (probe(path.join(dir, '.git'))) {
       top = dir;
       break;
     }
@@ -232,22 +244,32 @@ async function rulesAboveRoot(rootPath: string): Promise<IgnoreRules[]> {
   }
   if (top === undefined) return [];
   const rules: IgnoreRules[] = [];
-  const exclude = await readFile(path.join(top, '.git', 'info', 'exclude'), 'utf8').catch(() => undefined);
+  const exclude = readTextIfPresent(path.join(top, '.git', 'info', 'exclude'));
   if (exclude !== undefined) rules.push(top === rootPath ? IgnoreRules.parse('', exclude) : IgnoreRules.parseOuter(toPosix(path.relative(top, rootPath)), exclude));
   for (let dir = top; dir !== rootPath; ) {
-    const text = await readFile(path.join(dir, '.gitignore'), 'utf8').catch(() => undefined);
+    const text = readTextIfPresent(path.join(dir, '.gitignore'));
     if (text !== undefined) rules.push(IgnoreRules.parseOuter(toPosix(path.relative(dir, rootPath)), text));
     dir = path.join(dir, path.relative(dir, rootPath).split(path.sep)[0]);
   }
   return rules.filter((rule) => !rule.isEmpty);
 }
 
-async function exists(file: string): Promise<boolean> {
+/** Whether anything is at `file` (not following a symlink); a missing one costs no exception. */
+function probe(file: string): boolean {
   try {
-    await lstat(file);
-    return true;
+    return lstatSync(file, { throwIfNoEntry: false }) !== undefined;
   } catch {
-    return false;
+    return false; // ENOTDIR, EACCES: nothing usable there
+  }
+}
+
+/** A small file's text, or undefined when it is missing or unreadable. */
+function readTextIfPresent(file: string): string | undefined {
+  try {
+    if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return undefined;
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
   }
 }
 

@@ -32,8 +32,14 @@ export class CodeIndexScanStep {
 
   async summarize(snapshot: Readable, files: readonly BlobFile[], signal?: AbortSignal): Promise<Pick<ScanResult, 'tokens' | 'symbols'>> {
     const indexer = await this.indexer();
-    await indexMissingBlobs(files, { store: this.store, indexer, read: (path) => snapshot.readFile(path), signal, prefetch: (paths) => snapshot.prefetch?.(paths, signal) });
-    return summarizeBriefs(files, await this.store.briefs(distinctKeys(files), indexer.encoding), indexer.encoding);
+    const keys = distinctKeys(files);
+    let briefs = await this.store.briefs(keys, indexer.encoding);
+    // The shards indexed the blobs; what no row holds yet (a scan whose shards ran without the step) is indexed here.
+    if (briefs.size < keys.length) {
+      await indexMissingBlobs(files, { store: this.store, indexer, read: (path) => snapshot.readFile(path), signal, prefetch: (paths) => snapshot.prefetch?.(paths, signal) });
+      briefs = await this.store.briefs(keys, indexer.encoding);
+    }
+    return summarizeBriefs(files, briefs, indexer.encoding);
   }
 }
 

@@ -175,10 +175,17 @@ function rowMatches(service: ServiceContext, row: ManifestRow): boolean {
   return service.files().some((name) => name.endsWith(suffix));
 }
 
-/** The first matching row: a directory with both `stack.yaml` and a `.cabal` file is a stack project. */
+/**
+ * The first matching row: a directory with both `stack.yaml` and a `.cabal` file is a stack project.
+ * Every row's language, build and runtime detector asks it of the same service: found once per service.
+ */
 function matchingRow(service: ServiceContext): ManifestRow | undefined {
-  return ROWS.find((row) => rowMatches(service, row));
+  if (matchedRows.has(service)) return matchedRows.get(service);
+  const row = ROWS.find((candidate) => rowMatches(service, candidate));
+  matchedRows.set(service, row);
+  return row;
 }
+const matchedRows = new WeakMap<ServiceContext, ManifestRow | undefined>();
 
 function rowLanguage(row: ManifestRow): Language {
   return {
