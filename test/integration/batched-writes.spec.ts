@@ -61,6 +61,25 @@ describe('batched job writes (group commit)', () => {
     });
   });
 
+  it('stores results, progress and sources exactly as given, whatever text they hold (quotes, backslashes, unicode, null)', async () => {
+    const created = await create(4);
+    await Promise.all(created.map((job) => jobs.claim(job.id, 1)));
+    const tricky = (i: number) => ({ path: `a "quoted" \\ path\n${i}`, emoji: '🚀 café', nested: [{ x: null, y: [1.5, -2e-7] }], empty: '', n: i });
+    await Promise.all(created.map((job, i) => jobs.recordProgress(job.id, { stage: 'reading', done: i, message: `"${i}" \\ ✓` }, true)));
+    const written = await Promise.all(
+      created.map((job, i) => jobs.complete(job.id, i === 3 ? null : tricky(i), i === 0 ? { path: '/a "b"\\c', ref: null, commit: 'f'.repeat(40), dirty: true } : undefined)),
+    );
+    expect(written).toEqual([true, true, true, true]);
+    const views = await Promise.all(created.map((job) => jobs.find(job.id)));
+    views.forEach((view, i) => {
+      expect(view?.status).toBe('succeeded');
+      expect(view?.result ?? null).toEqual(i === 3 ? null : tricky(i));
+      expect(view?.progress).toEqual({ stage: 'reading', done: i, message: `"${i}" \\ ✓` });
+    });
+    const { rows } = await database.pool.query<{ source: unknown }>(`SELECT resolved_source AS source FROM jobs WHERE id = $1::uuid`, [created[0].id]);
+    expect(rows[0].source).toEqual({ path: '/a "b"\\c', ref: null, commit: 'f'.repeat(40), dirty: true });
+  });
+
   it('keeps the guards: no claim of a cancelled job, no progress or completion of a job that is not running', async () => {
     const [cancelled, queued] = await create(2);
     await jobs.cancel(cancelled.id);

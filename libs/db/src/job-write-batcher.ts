@@ -153,9 +153,9 @@ export class JobWriteBatcher {
     }
     if (completes.length) {
       ctes.push(`done AS (
-         UPDATE jobs j SET status = 'succeeded', result = i.result::jsonb, error = NULL, finished_at = now(), updated_at = now(),
-                resolved_source = COALESCE(j.resolved_source, i.source::jsonb)
-           FROM unnest(${param(completes.map((op) => op.id))}::uuid[], ${param(completes.map((op) => op.result))}::text[], ${param(completes.map((op) => op.source))}::text[]) AS i(id, result, source)
+         UPDATE jobs j SET status = 'succeeded', result = i.result, error = NULL, finished_at = now(), updated_at = now(),
+                resolved_source = COALESCE(j.resolved_source, i.source)
+           FROM jsonb_to_recordset(${param(jsonRecords(completes.map((op) => ({ id: op.id, result: op.result, source: op.source }))))}::jsonb) AS i(id uuid, result jsonb, source jsonb)
           WHERE j.id = i.id AND j.status = 'running'
          RETURNING j.id)`);
       events.push(`SELECT id, 'completed', 'null'::jsonb FROM done`);
@@ -163,18 +163,18 @@ export class JobWriteBatcher {
     }
     if (progress.length) {
       ctes.push(`progressed AS (
-         UPDATE jobs j SET progress = i.progress::jsonb, updated_at = now()
-           FROM unnest(${param(progress.map((op) => op.id))}::uuid[], ${param(progress.map((op) => op.progress))}::text[], ${param(progress.map((op) => op.sample))}::boolean[]) AS i(id, progress, sample)
+         UPDATE jobs j SET progress = i.progress, updated_at = now()
+           FROM jsonb_to_recordset(${param(jsonRecords(progress.map((op) => ({ id: op.id, progress: op.progress, sample: op.sample ? 'true' : 'false' }))))}::jsonb) AS i(id uuid, progress jsonb, sample boolean)
           WHERE j.id = i.id AND j.status = 'running'
          RETURNING j.id, i.progress, i.sample)`);
-      events.push(`SELECT id, 'progress', progress::jsonb FROM progressed WHERE sample`);
+      events.push(`SELECT id, 'progress', progress FROM progressed WHERE sample`);
       selects.push(`SELECT 'progress' AS op, NULL AS id, NULL AS kind, NULL::jsonb AS input, NULL AS "ownerId", NULL::jsonb AS "resolvedSource" WHERE false`);
     }
     if (pins.length) {
       // Not read by the final SELECT: Postgres runs every data-modifying CTE to completion anyway.
       ctes.push(`pinned AS (
-         UPDATE jobs j SET resolved_source = i.source::jsonb, updated_at = now()
-           FROM unnest(${param(pins.map((op) => op.id))}::uuid[], ${param(pins.map((op) => op.source))}::text[]) AS i(id, source)
+         UPDATE jobs j SET resolved_source = i.source, updated_at = now()
+           FROM jsonb_to_recordset(${param(jsonRecords(pins.map((op) => ({ id: op.id, source: op.source }))))}::jsonb) AS i(id uuid, source jsonb)
           WHERE j.id = i.id AND j.resolved_source IS NULL
          RETURNING j.id)`);
       selects.push(`SELECT 'pin' AS op, NULL AS id, NULL AS kind, NULL::jsonb AS input, NULL AS "ownerId", NULL::jsonb AS "resolvedSource" WHERE false`);
@@ -246,4 +246,19 @@ export class JobWriteBatcher {
       op.resolve();
     }
   }
+}
+
+/**
+ * Rows for `jsonb_to_recordset`, built from values that are JSON text already (results, progress,
+ * sources as the repository serialised them) without parsing or escaping them again: as `text[]`
+ * parameters, node-postgres escaped every quote of every result into an array literal.
+ */
+export function jsonRecords(rows: ReadonlyArray<Record<string, string | null>>): string {
+  const parts: string[] = [];
+  for (const row of rows) {
+    const fields: string[] = [];
+    for (const [key, value] of Object.entries(row)) fields.push(key === 'id' ? `"id":${JSON.stringify(value)}` : `"${key}":${value ?? 'null'}`);
+    parts.push(`{${fields.join(',')}}`);
+  }
+  return `[${parts.join(',')}]`;
 }
