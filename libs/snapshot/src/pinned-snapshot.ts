@@ -13,7 +13,14 @@ export interface PinnedSnapshot {
  * on an earlier attempt (a retry reads the same commit). A directory's identity (HEAD, or a
  * content hash) is computed beside and after the work, from what the work read.
  */
-export async function openPinned(provider: SnapshotProvider, input: SourceInput, pinned: ResolvedSource | undefined, signal?: AbortSignal): Promise<PinnedSnapshot> {
+export async function openPinned(
+  provider: SnapshotProvider,
+  input: SourceInput,
+  pinned: ResolvedSource | undefined,
+  signal?: AbortSignal,
+  /** `prepareIdentity: false`: a directory's identity is not started beside the work (a caller that may never ask for it). */
+  options: { prepareIdentity?: boolean } = {},
+): Promise<PinnedSnapshot> {
   if ('git' in input) {
     const source = pinned && 'git' in pinned ? pinned : await provider.resolve(input, signal);
     const snapshot = await provider.open(source, signal);
@@ -22,7 +29,7 @@ export async function openPinned(provider: SnapshotProvider, input: SourceInput,
   const snapshot = await provider.openLocal(input.path);
   // git's view of the directory is asked for now, beside the work; the content hash of a
   // directory outside git is taken after it, from what the work read.
-  snapshot.prepareIdentity(signal);
+  if (options.prepareIdentity !== false) snapshot.prepareIdentity(signal);
   return { snapshot, source: () => snapshot.identify(signal) };
 }
 

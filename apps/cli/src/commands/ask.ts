@@ -3,7 +3,7 @@ import { loadConfig } from '@quarry/config/settings';
 import { EXIT } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { ClientOptions, clientFrom, report } from './jobs';
-import { repositoryInput, withLocalSnapshot, withLocalTools } from './local';
+import { repositoryInput, withLocalDirectory, withLocalTools } from './local';
 import { formatAnswer } from '@quarry/render';
 
 type InterpretResult = JobResult<'interpret'>;
@@ -43,18 +43,17 @@ export async function askCommand(query: string, options: AskOptions): Promise<nu
   const { interpretQuery, workspaceTools } = await import('@quarry/interpret');
   const { detectStack } = await import('@quarry/detect');
   const llm = config.llm && options.ai !== false ? new (await import('@quarry/llm')).LlmClient(config.llm) : undefined;
-  const { result } = await withLocalSnapshot(config, repository, async (snapshot) => {
-  const real = await snapshot.workingTree();
-  return withLocalTools(config, (fetcher) => {
-    const host = workspaceTools({
-      root: real,
-      ...config.files,
-      detectStack: (directory, signal) => detectStack(directory, { mode: config.detectionMode, llm, signal }),
-      fetchUrl: (url, signal) => fetcher.fetch(url, { signal }),
-    });
-    return interpretQuery({ ...input, root: real, llm, host });
-  });
-  });
+  const result = await withLocalDirectory(config, repository, (real) =>
+    withLocalTools(config, (fetcher) => {
+      const host = workspaceTools({
+        root: real,
+        ...config.files,
+        detectStack: (directory, signal) => detectStack(directory, { mode: config.detectionMode, llm, signal }),
+        fetchUrl: (url, signal) => fetcher.fetch(url, { signal }),
+      });
+      return interpretQuery({ ...input, root: real, llm, host });
+    }),
+  );
   console.log(options.json ? JSON.stringify(result, null, 2) : formatAnswer(result));
   return result.results.some((entry) => !entry.ok) ? EXIT.failed : EXIT.ok;
 }

@@ -23,6 +23,16 @@ export async function localFetcher(config: QuarryConfig): Promise<SafeFetcher> {
 }
 
 /**
+ * Runs `work` on a directory of files: the one named (resolved as localRoot does, without loading
+ * the snapshot library: a mention or a question on a checkout starts as fast as a search), or a
+ * checkout of a git URL's commit in this process's cache.
+ */
+export async function withLocalDirectory<T>(config: QuarryConfig, input: { source: { git: string; ref?: string } } | { root: string }, work: (root: string) => Promise<T>): Promise<T> {
+  if ('root' in input) return work(await localRoot(input.root));
+  return (await withLocalSnapshot(config, input, async (snapshot) => work(await snapshot.workingTree()), { identity: false })).result;
+}
+
+/**
  * Runs `work` with a fetcher, then releases what in-process work holds: the fetcher's sockets and
  * the search threads. The fetcher (undici, ~100 ms to load) is made on the first URL only.
  */
@@ -51,19 +61,35 @@ export function repositoryInput(target: string, ref?: string): { source: { git: 
 /**
  * Runs `work` on a snapshot opened in this process (a URL is fetched into this process's cache
  * under QUARRY_DATA_DIR; a directory may be anywhere the user can read), then releases the cache.
+ * With `identity: false` a directory's identity is never computed (no `git status`, no hashing):
+ * for commands whose output does not name the commit.
  */
 export async function withLocalSnapshot<T>(
   config: QuarryConfig,
   input: { source: { git: string; ref?: string } } | { root: string },
   work: (snapshot: import('@quarry/snapshot').Snapshot) => Promise<T>,
-): Promise<{ result: T; source: import('@quarry/contracts').ResolvedSourceBody }> {
+  options?: { identity?: true },
+): Promise<{ result: T; source: import('@quarry/contracts').ResolvedSourceBody }>;
+export async function withLocalSnapshot<T>(
+  config: QuarryConfig,
+  input: { source: { git: string; ref?: string } } | { root: string },
+  work: (snapshot: import('@quarry/snapshot').Snapshot) => Promise<T>,
+  options: { identity: false },
+): Promise<{ result: T }>;
+export async function withLocalSnapshot<T>(
+  config: QuarryConfig,
+  input: { source: { git: string; ref?: string } } | { root: string },
+  work: (snapshot: import('@quarry/snapshot').Snapshot) => Promise<T>,
+  options: { identity?: boolean } = {},
+): Promise<{ result: T; source?: import('@quarry/contracts').ResolvedSourceBody }> {
   const { snapshotProviderFor, openPinned, sourceOf } = await import('@quarry/snapshot');
   const provider = snapshotProviderFor(config, ['/']);
+  const identity = options.identity !== false;
   try {
-    const pinned = await openPinned(provider, sourceOf(input), undefined);
+    const pinned = await openPinned(provider, sourceOf(input), undefined, undefined, { prepareIdentity: identity });
     try {
       const result = await work(pinned.snapshot);
-      return { result, source: await pinned.source() };
+      return identity ? { result, source: await pinned.source() } : { result };
     } finally {
       pinned.snapshot.close();
     }

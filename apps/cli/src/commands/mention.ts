@@ -3,7 +3,7 @@ import type { JobResult } from '@quarry/contracts';
 import { loadConfig } from '@quarry/config/settings';
 import { EXIT } from '../cli-output';
 import type { ClientOptions } from './jobs';
-import { repositoryInput, withLocalSnapshot, withLocalTools } from './local';
+import { repositoryInput, withLocalDirectory, withLocalTools } from './local';
 
 type MentionsResult = JobResult<'mentions'>;
 
@@ -49,12 +49,11 @@ export async function mentionCommand(promptArgument: string, options: MentionOpt
   }
 
   const config = loadConfig();
-  const { result } = await withLocalSnapshot(config, repository, async (snapshot) => {
-    const real = await snapshot.workingTree();
-    return withLocalTools(config, (fetcher) =>
+  const result = await withLocalDirectory(config, repository, (real) =>
+    withLocalTools(config, (fetcher) =>
       expandMentions({ prompt, maxBytes: options.budget }, { root: real, ...config.files, fetchUrl: (url, signal) => fetcher.fetch(url, { signal }) }),
-    );
-  });
+    ),
+  );
   console.log(print(result));
   return EXIT.ok;
 }
