@@ -10,6 +10,7 @@ import { closeSharedSearchPool, searchWorkspace, type SearchRequest } from '../.
 import { IndexedCommits, SegmentCache, indexCommit, searchIndexed, shardIndexer, type BuiltSegment, type SearchIndexStore } from '../../libs/search-index/src';
 import { generatedQueries, writeSearchFixture } from '../../libs/search-index/src/testing/search-fixture';
 import { SnapshotProvider, type Snapshot } from '../../libs/snapshot/src';
+import type { FileMeasure } from '../../libs/workspace/src';
 import { GitHttpServer } from '../../libs/snapshot/src/testing/git-http-server';
 import { loopbackOnlyDialer } from '../../libs/fetch/src/testing/virtual-network';
 import { assertBuilt, repoRoot } from '../support/processes';
@@ -71,11 +72,30 @@ function counting(store: SearchIndexStore): SearchIndexStore & { built: BuiltSeg
   });
 }
 
-/** The scan as the worker runs it: shards (each with the index hook), then the manifest. */
-async function scanAndIndex(snapshot: Snapshot, store: SearchIndexStore): Promise<void> {
+/**
+ * The scan as the worker runs it: shards (each with the index hook), then the manifest from the
+ * scan's own listing and facts. `beforeManifest` runs between the two.
+ */
+async function scanAndIndex(snapshot: Snapshot, store: SearchIndexStore, beforeManifest?: () => void): Promise<{ textBytes: number }> {
   const indexer = shardIndexer(store);
-  await shardedScan(snapshot, { store: facts, executor: new InProcessShardExecutor(snapshot, facts, 2, 'w1', undefined, indexer), signal: new AbortController().signal, limits: TINY, inlineBelowFiles: 0 });
-  await indexCommit(snapshot, store);
+  let assembled: { files: ReadonlyArray<{ path: string; blob: string }>; facts: ReadonlyMap<string, FileMeasure> } | undefined;
+  await shardedScan(snapshot, {
+    store: facts,
+    executor: new InProcessShardExecutor(snapshot, facts, 2, 'w1', undefined, indexer),
+    signal: new AbortController().signal,
+    limits: TINY,
+    inlineBelowFiles: 0,
+    onAssembled: (files, known) => (assembled = { files, facts: known }),
+  });
+  const known = assembled!;
+  let textBytes = 0;
+  for (const blob of new Set(known.files.map((file) => file.blob))) {
+    const measure = known.facts.get(blob);
+    if (measure?.kind === 'text') textBytes += measure.bytes;
+  }
+  beforeManifest?.();
+  await indexCommit(snapshot, store, { files: known.files, textBytes: async () => textBytes });
+  return { textBytes };
 }
 
 async function expectSameAsCold(snapshot: Snapshot, queries: Array<Omit<SearchRequest, 'root'>>, minIndexed: number): Promise<void> {
@@ -136,6 +156,39 @@ describe('the search index built by the scan', () => {
       30,
     );
     snapshot.close();
+  });
+
+  it('writes a re-scan\'s manifest from the scan\'s listing and facts: no blob read, measured or listed again, one segment look-up', async () => {
+    writeFileSync(path.join(checkout, 'src/changed.c'), `// ${salt} changed again\nint spin_lock_twice(void);\n`);
+    git('add', '-A');
+    git('commit', '-q', '-m', 'two-b');
+    publish();
+    // A worker that measured none of the unchanged blobs (its own, empty cache), as the second worker of a re-scan.
+    const fresh = new SnapshotProvider({ workspaceRoots: [work], git: { dataDir: path.join(work, 'fresh-data'), allow: ['127.0.0.1/32'], dialer: loopbackOnlyDialer } });
+    try {
+      const snapshot = await fresh.open({ git: server.url('idx.git'), ref: 'main' });
+      const store = counting(index);
+      const lookups = jest.spyOn(store, 'segmentsOf');
+      const reads: string[] = [];
+      const { textBytes } = await scanAndIndex(snapshot, store, () => {
+        for (const method of ['measure', 'readFile', 'readBlob', 'walk', 'entry'] as const) {
+          const original = (snapshot as never as Record<string, (...args: unknown[]) => unknown>)[method].bind(snapshot);
+          jest.spyOn(snapshot, method as never).mockImplementation(((...args: unknown[]) => {
+            reads.push(method);
+            return original(...args);
+          }) as never);
+        }
+      });
+      expect(store.built.flatMap((segment) => segment.blobs)).toHaveLength(1);
+      expect(reads).toEqual([]);
+      expect(lookups).toHaveBeenCalledTimes(1);
+      const manifest = await index.manifest(snapshot.source.commit);
+      expect(manifest?.textBytes).toBe(textBytes);
+      expect(textBytes).toBeGreaterThan(0);
+      snapshot.close();
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('leaves a commit unindexed, never half-indexed, when its build is killed (kill -9), and a rebuild completes it', async () => {

@@ -34,6 +34,12 @@ export interface ShardedScanOptions {
    * lacks are read again even when their facts are known, and it adds to the result.
    */
   derive?: BlobDerivation;
+  /**
+   * Called once the result is assembled, with every listed file's blob and the facts of all the
+   * commit's blobs: what a step after the scan (the search index's manifest) would otherwise list
+   * and look up again.
+   */
+  onAssembled?: (files: ReadonlyArray<{ path: string; blob: string }>, facts: ReadonlyMap<string, FileMeasure>) => void;
 }
 
 /** A scan with this few files left to read runs them in place when it can (`inline`). */
@@ -147,6 +153,7 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
     largestFiles: options.largestFiles,
     durationMs: Math.round(performance.now() - started),
   });
+  options.onAssembled?.(pathsOf(paths, blobs, () => true), facts);
   const derived = options.derive?.summarize ? await options.derive.summarize(snapshot, pathsOf(paths, blobs, () => true), signal) : {};
   const workerIds = [...finishedBy].sort();
   return {

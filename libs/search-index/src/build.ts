@@ -42,6 +42,8 @@ export class IndexBuild {
   private saves: Promise<void> = Promise.resolve();
   private readonly segmentTextBytes: number;
   readonly stats: IndexBuildStats = { segments: 0, blobs: 0, textBytes: 0, indexBytes: 0 };
+  /** The segment each blob of this build was saved in. */
+  readonly saved = new Map<string, string>();
 
   constructor(
     private readonly snapshot: Snapshot,
@@ -85,6 +87,7 @@ export class IndexBuild {
     this.builder = new SegmentBuilder();
     this.saves = this.saves.then(async () => {
       await this.store.saveSegment(segment);
+      for (const blob of segment.blobs) this.saved.set(blob, segment.id);
       this.stats.segments++;
       this.stats.blobs += segment.blobs.length;
       this.stats.textBytes += segment.textBytes;
@@ -110,19 +113,37 @@ export async function listCommit(snapshot: Snapshot, signal?: AbortSignal): Prom
   return files;
 }
 
+export interface IndexCommitOptions extends IndexBuildOptions {
+  /** The commit's files with their blobs, when the caller has them (a scan just listed them); else listed here. */
+  files?: readonly CommitFile[];
+  /** Bytes of text among these distinct blobs, when the caller knows them (a scan's blob facts); else measured through the snapshot. */
+  textBytes?: (blobs: readonly string[]) => Promise<number>;
+}
+
 /**
  * Makes a git commit searchable through the index: builds what the scan's shards did not (blobs
  * scanned before the index existed, a shard killed before its segment was saved), then writes the
- * manifest — last, so a manifest always names complete segments covering every blob.
+ * manifest — last, so a manifest always names complete segments covering every blob. The store is
+ * asked once which segment holds each blob: a re-scan after a small commit finds all but a few.
  */
-export async function indexCommit(snapshot: Snapshot, store: SearchIndexStore, options: IndexBuildOptions = {}): Promise<CommitManifest> {
+export async function indexCommit(snapshot: Snapshot, store: SearchIndexStore, options: IndexCommitOptions = {}): Promise<CommitManifest> {
   const { signal } = options;
   const commit = snapshot.source.commit;
   const existing = await store.manifest(commit);
   if (existing) return existing;
-  const files = await listCommit(snapshot, signal);
-  await indexFiles(snapshot, files, store, options);
-  const segmentOf = await store.segmentsOf([...new Set(files.map((file) => file.blob))]);
+  const files = options.files ?? (await listCommit(snapshot, signal));
+  const blobs = [...new Set(files.map((file) => file.blob))];
+  const segmentOf = await store.segmentsOf(blobs);
+  const uncovered = new Map<string, CommitFile>();
+  for (const file of files) if (!segmentOf.has(file.blob) && !uncovered.has(file.blob)) uncovered.set(file.blob, file);
+  if (uncovered.size > 0) {
+    const build = new IndexBuild(snapshot, [...uncovered.values()], store, options);
+    await build.finish();
+    for (const [blob, segment] of build.saved) segmentOf.set(blob, segment);
+    // Blobs another build saved meanwhile (two scans of neighbouring commits at once).
+    const stillMissing = [...uncovered.keys()].filter((blob) => !segmentOf.has(blob));
+    if (stillMissing.length > 0) for (const [blob, segment] of await store.segmentsOf(stillMissing)) segmentOf.set(blob, segment);
+  }
   const missing = files.filter((file) => !segmentOf.has(file.blob));
   if (missing.length > 0) throw new Error(`${missing.length} blobs have no segment after the build (first: ${missing[0].path})`);
   const segments = [...new Set(segmentOf.values())].sort();
@@ -131,10 +152,9 @@ export async function indexCommit(snapshot: Snapshot, store: SearchIndexStore, o
     commit,
     segments,
     files: files.length,
-    textBytes: 0,
+    textBytes: options.textBytes ? await options.textBytes(blobs) : await textBytesOf(snapshot, files),
     indexBytes: [...sizes.values()].reduce((sum, size) => sum + size, 0),
   };
-  manifest.textBytes = await textBytesOf(snapshot, files);
   await store.saveManifest(manifest);
   return manifest;
 }

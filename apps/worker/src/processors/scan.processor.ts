@@ -5,11 +5,22 @@ import { CodeIndexScanStep } from '@quarry/code-index';
 import { BlobFactRepository, SearchIndexRepository } from '@quarry/db';
 import { indexCommit, type SearchIndexStore } from '@quarry/search-index';
 import { withStack } from '@quarry/detect';
+import type { FileMeasure } from '@quarry/workspace';
 import { repoReaderOf, type Snapshot } from '@quarry/snapshot';
 import { HandlesJob, JobContext, JobHandler } from '../job-handler';
 import { JobSnapshots } from '../job-snapshots';
 import { ScanShards } from '../scan-shards';
 import { StackDetector } from '../stack-detector';
+
+/** Bytes of the text blobs among `blobs`, from a scan's facts. */
+function textBytesOf(blobs: readonly string[], facts: ReadonlyMap<string, FileMeasure>): number {
+  let bytes = 0;
+  for (const blob of blobs) {
+    const measure = facts.get(blob);
+    if (measure?.kind === 'text') bytes += measure.bytes;
+  }
+  return bytes;
+}
 
 /** Shards of a directory scan run in this worker, this many at once: no other worker can read its disk. */
 const LOCAL_SHARD_CONCURRENCY = 2;
@@ -42,6 +53,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
         (signal) => this.detector.detect(repoReaderOf(snapshot), undefined, signal),
         context.signal,
         async () => {
+          let assembled: { files: ReadonlyArray<{ path: string; blob: string }>; facts: ReadonlyMap<string, FileMeasure> } | undefined;
           const result = await shardedScan(snapshot, {
             store: this.facts,
             executor:
@@ -54,13 +66,22 @@ export class ScanProcessor implements JobHandler<'scan'> {
             signal: context.signal,
             limits: this.shards.limits,
             onProgress: (progress) => context.progress(progress),
+            onAssembled: (files, facts) => {
+              assembled = { files, facts };
+            },
           });
           // A commit's search index: the shards built their blobs' segments; what they did not
           // (blobs scanned before) is built here, then the manifest says the commit is indexed.
           // A directory changes under the index, so only commits are indexed. No progress event:
           // the bar is full, and a new stage must not count it down again.
           if (indexed(snapshot)) {
-            await indexCommit(snapshot, this.searchIndex, { signal: context.signal });
+            // The scan's own listing and facts: nothing is listed, looked up or measured twice.
+            const known = assembled;
+            await indexCommit(snapshot, this.searchIndex, {
+              signal: context.signal,
+              files: known?.files,
+              textBytes: known && (async (blobs) => textBytesOf(blobs, known.facts)),
+            });
           }
           return result;
         },
