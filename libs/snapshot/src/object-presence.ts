@@ -6,39 +6,55 @@ import path from 'node:path';
  * Git itself cannot be asked: in a partial clone, `cat-file` on a missing blob fetches it on the
  * spot, one network round trip per object, or dies when the network is off. Knowing what is
  * missing lets Quarry fetch it in one batch, under the repository lock, through the guarded proxy.
- * Fetches keep packs (`fetch.unpackLimit=1`), so loose objects are rare; they are checked too.
+ *
+ * Every shard's fetch adds a pack, so a scanned kernel has dozens: the ids of all of them are kept
+ * in one set (a look-up is one hash probe, not a binary search in every pack), added to as packs
+ * arrive. Fetches keep packs (`fetch.unpackLimit=1`), so loose objects are rare: they are looked
+ * for on disk only when the object directory has any.
  */
 export class ObjectPresence {
-  private readonly packs = new Map<string, Buffer>();
+  private readonly packs = new Set<string>();
+  private ids = new Set<string>();
+  private looseObjects = false;
 
   constructor(private readonly gitDir: string) {}
 
   /** Reads the indexes of packs added since the last call. */
   refresh(): void {
-    const directory = path.join(this.gitDir, 'objects', 'pack');
+    const objects = path.join(this.gitDir, 'objects');
     let names: string[];
     try {
-      names = readdirSync(directory);
+      names = readdirSync(path.join(objects, 'pack'));
     } catch {
       return;
     }
     const present = new Set(names.filter((name) => name.endsWith('.idx')));
-    for (const name of this.packs.keys()) if (!present.has(name)) this.packs.delete(name);
+    if ([...this.packs].some((name) => !present.has(name))) {
+      // A pack went away (repacked): start over from the packs there now.
+      this.packs.clear();
+      this.ids = new Set();
+    }
     for (const name of present) {
       if (this.packs.has(name)) continue;
       try {
-        const index = readFileSync(path.join(directory, name));
-        if (index.readUInt32BE(0) === 0xff744f63 && index.readUInt32BE(4) === 2) this.packs.set(name, index);
+        const index = readFileSync(path.join(objects, 'pack', name));
+        if (index.readUInt32BE(0) !== 0xff744f63 || index.readUInt32BE(4) !== 2) continue;
+        for (const id of packIds(index)) this.ids.add(id);
+        this.packs.add(name);
       } catch {
         // a pack being written or removed right now: seen at the next refresh
       }
     }
+    try {
+      this.looseObjects = readdirSync(objects).some((name) => /^[0-9a-f]{2}$/.test(name));
+    } catch {
+      this.looseObjects = false;
+    }
   }
 
   has(oid: string): boolean {
-    const wanted = Buffer.from(oid, 'hex');
-    for (const index of this.packs.values()) if (indexHas(index, wanted)) return true;
-    return existsSync(path.join(this.gitDir, 'objects', oid.slice(0, 2), oid.slice(2)));
+    if (this.ids.has(oid)) return true;
+    return this.looseObjects && existsSync(path.join(this.gitDir, 'objects', oid.slice(0, 2), oid.slice(2)));
   }
 
   /** The ids of `oids` that are not here. */
@@ -53,17 +69,8 @@ export class ObjectPresence {
 const FANOUT = 8;
 const NAMES = FANOUT + 256 * 4;
 
-function indexHas(index: Buffer, wanted: Buffer): boolean {
-  const first = wanted[0];
-  let low = first === 0 ? 0 : index.readUInt32BE(FANOUT + (first - 1) * 4);
-  let high = index.readUInt32BE(FANOUT + first * 4);
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    const at = NAMES + middle * 20;
-    const order = index.compare(wanted, 0, 20, at, at + 20);
-    if (order === 0) return true;
-    if (order > 0) high = middle;
-    else low = middle + 1;
-  }
-  return false;
+/** The object ids of a version 2 pack index, as lowercase hex. */
+function* packIds(index: Buffer): Generator<string> {
+  const count = index.readUInt32BE(FANOUT + 255 * 4);
+  for (let at = NAMES, end = NAMES + count * 20; at < end; at += 20) yield index.toString('hex', at, at + 20);
 }
