@@ -8,7 +8,7 @@ import { QuarryError } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig, Logger } from '@quarry/config';
 import { CodeIndexScanStep } from '@quarry/code-index';
 import { BlobFactRepository, SearchIndexRepository } from '@quarry/db';
-import { shardIndexer } from '@quarry/search-index';
+import { SegmentThread, shardIndexer } from '@quarry/search-index';
 import { cancelChannel, redisOptions, SCAN_SHARD_OPTIONS, SCAN_SHARD_QUEUE, type ScanShardData } from '@quarry/queue';
 import type { ResolvedSource } from '@quarry/snapshot';
 import { JobSnapshots } from './job-snapshots';
@@ -43,6 +43,8 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
   readonly id = workerId();
   /** The search index's hook into a shard: the segment of the shard's new blobs. */
   readonly indexer: ReturnType<typeof shardIndexer>;
+  /** Builds the shards' trigram segments on another core while they go on reading. */
+  private readonly segments = new SegmentThread();
   /** Whether scans build the search index (QUARRY_SEARCH_INDEX). */
   get searchIndex(): boolean {
     return this.config.searchIndex;
@@ -59,7 +61,7 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly codeIndex: CodeIndexScanStep,
     searchIndexStore: SearchIndexRepository,
   ) {
-    this.indexer = shardIndexer(searchIndexStore);
+    this.indexer = shardIndexer(searchIndexStore, this.segments.sink);
     this.connection = new IORedis(redisOptions(config.redisUrl));
     this.queue = new Queue(SCAN_SHARD_QUEUE, { connection: this.connection, prefix: config.queuePrefix });
   }
@@ -205,6 +207,7 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
     }
     await this.subscriber?.quit().catch(() => undefined);
     await this.queue.close();
+    await this.segments.close();
     await this.connection.quit().catch(() => this.connection.disconnect());
   }
 }

@@ -2,7 +2,8 @@ import type { SearchFunction } from '@quarry/search';
 import { blobId, type Snapshot } from '@quarry/snapshot';
 import { searchIndexed } from './indexed-search';
 import { IndexedCommit, type CommitFile } from './indexed-commit';
-import { SegmentBuilder, type SegmentReader } from './segment';
+import type { SegmentReader } from './segment';
+import { inThreadSegments, type SegmentSink, type SegmentSinks } from './segment-builder-thread';
 import type { SegmentCache } from './segment-cache';
 import type { CommitManifest, SearchIndexStore } from './store';
 
@@ -13,6 +14,8 @@ export interface IndexBuildOptions {
   signal?: AbortSignal;
   /** Close a segment once its text passes this many bytes (default SEGMENT_TEXT_BYTES). */
   segmentTextBytes?: number;
+  /** Where segments are built: here (the default), or a SegmentThread's `sink`. */
+  segments?: SegmentSinks;
 }
 const SYMLINK_MODE = '120000';
 
@@ -36,7 +39,8 @@ export interface IndexBuildStats {
  * half-way leaves some complete segments and no partial one; its blobs are built again next time.
  */
 export class IndexBuild {
-  private builder = new SegmentBuilder();
+  private readonly sinks: SegmentSinks;
+  private builder: SegmentSink;
   private readonly added = new Set<string>();
   private readonly blobOf: Map<string, string>;
   private saves: Promise<void> = Promise.resolve();
@@ -53,6 +57,8 @@ export class IndexBuild {
   ) {
     this.blobOf = new Map(files.filter((file) => file.blob !== undefined).map((file) => [file.path, file.blob as string]));
     this.segmentTextBytes = options.segmentTextBytes ?? SEGMENT_TEXT_BYTES;
+    this.sinks = options.segments ?? inThreadSegments;
+    this.builder = this.sinks();
   }
 
   /** A file's bytes (its blob: given, listed, or computed). */
@@ -83,15 +89,18 @@ export class IndexBuild {
   /** Encodes the open segment and queues its save (saves run one after another). */
   private close(): void {
     if (this.builder.size === 0) return;
-    const segment = this.builder.finish();
-    this.builder = new SegmentBuilder();
+    const built = Promise.resolve(this.builder.finish());
+    built.catch(() => undefined); // awaited in turn below
+    this.builder = this.sinks();
     this.saves = this.saves.then(async () => {
-      await this.store.saveSegment(segment);
-      for (const blob of segment.blobs) this.saved.set(blob, segment.id);
-      this.stats.segments++;
-      this.stats.blobs += segment.blobs.length;
-      this.stats.textBytes += segment.textBytes;
-      this.stats.indexBytes += segment.data.length;
+      for (const segment of await built) {
+        await this.store.saveSegment(segment);
+        for (const blob of segment.blobs) this.saved.set(blob, segment.id);
+        this.stats.segments++;
+        this.stats.blobs += segment.blobs.length;
+        this.stats.textBytes += segment.textBytes;
+        this.stats.indexBytes += segment.data.length;
+      }
     });
     this.saves.catch(() => undefined); // awaited in finish
   }
@@ -227,8 +236,8 @@ export class IndexedCommits {
 }
 
 /** The scan's hook (blob-scan's ShardIndexer): each shard builds the segment of its new blobs from the bytes it measures. */
-export function shardIndexer(store: SearchIndexStore): { start(snapshot: Snapshot, files: readonly IndexFile[], signal?: AbortSignal): IndexBuild } {
-  return { start: (snapshot, files, signal) => new IndexBuild(snapshot, files, store, { signal }) };
+export function shardIndexer(store: SearchIndexStore, segments?: SegmentSinks): { start(snapshot: Snapshot, files: readonly IndexFile[], signal?: AbortSignal): IndexBuild } {
+  return { start: (snapshot, files, signal) => new IndexBuild(snapshot, files, store, { signal, segments }) };
 }
 
 /**

@@ -3,11 +3,12 @@
  * `quarry search`, `@search`/`@grep` and `search_text` on an indexed commit: postings choose the
  * candidate files, the cold search's matcher verifies them, so results equal the cold search's.
  */
-export { SegmentBuilder, SegmentReader, DocKind, MAX_INDEXED_BLOB_BYTES, type BuiltSegment } from './segment';
+export { SegmentBuilder, SegmentSeries, MAX_SEGMENT_PAIRS, SegmentReader, DocKind, MAX_INDEXED_BLOB_BYTES, type BuiltSegment } from './segment';
 export { trigramsOf, TrigramCollector } from './trigrams';
 export { planQuery } from './query-plan';
 export { IndexedCommit, type CommitFile, type Candidates } from './indexed-commit';
 export { searchIndexed, type MaybeIndexedResult } from './indexed-search';
 export { MemorySearchIndexStore, type SearchIndexStore, type CommitManifest } from './store';
 export { SegmentCache } from './segment-cache';
+export { SegmentThread, inThreadSegments, type SegmentSink, type SegmentSinks } from './segment-builder-thread';
 export { IndexBuild, indexFiles, indexCommit, listCommit, IndexedCommits, shardIndexer, snapshotSearch, type IndexFile, type IndexBuildStats, type IndexBuildOptions, SEGMENT_TEXT_BYTES } from './build';

@@ -77,6 +77,11 @@ export class SegmentBuilder {
     return this.docs.length >= MAX_SEGMENT_DOCS;
   }
 
+  /** (document, distinct trigram) pairs so far: what the builder's memory grows with. */
+  get pairs(): number {
+    return this.pairCount;
+  }
+
   /** Adds a blob (its id and bytes); a blob added twice is kept once. */
   add(blob: string, content: Buffer): void {
     if (this.blobs.has(blob)) return;
@@ -167,6 +172,56 @@ export class SegmentBuilder {
   }
 }
 
+/**
+ * A segment's pairs (6 bytes each, twice over while sorting) are capped: past this many the
+ * segment is sealed and the next documents start another. Typical code has ~0.1 pair per byte
+ * (48 MB of text ≈ 5 M pairs), but generated register headers (Linux's AMD `asic_reg`, 10–24 MB
+ * each) hold a new identifier on nearly every line, and a shard of them made a worker peak at
+ * 700 MB.
+ */
+export const MAX_SEGMENT_PAIRS = 6_000_000;
+
+/**
+ * Segments built one after another from a stream of documents: a segment is sealed when its
+ * pairs pass `maxPairs`, and `finish` returns every segment made. Memory: one builder's pairs,
+ * plus the sealed segments' encoded bytes (about a tenth of their text).
+ */
+export class SegmentSeries {
+  private builder = new SegmentBuilder();
+  private readonly sealed: BuiltSegment[] = [];
+  private docs = 0;
+  textBytes = 0;
+
+  constructor(private readonly maxPairs = MAX_SEGMENT_PAIRS) {}
+
+  /** Documents in all its segments. */
+  get size(): number {
+    return this.docs;
+  }
+
+  /** A series takes any number of documents: a segment holding the most a segment can is sealed. */
+  readonly full = false;
+
+  add(blob: string, content: Buffer): void {
+    const before = this.builder.size;
+    const textBefore = this.builder.textBytes;
+    this.builder.add(blob, content);
+    this.docs += this.builder.size - before;
+    this.textBytes += this.builder.textBytes - textBefore;
+    if (this.builder.pairs >= this.maxPairs || this.builder.full) {
+      this.sealed.push(this.builder.finish());
+      this.builder = new SegmentBuilder();
+    }
+  }
+
+  finish(): BuiltSegment[] {
+    const segments = this.builder.size > 0 ? [...this.sealed, this.builder.finish()] : [...this.sealed];
+    this.sealed.length = 0;
+    this.builder = new SegmentBuilder();
+    return segments;
+  }
+}
+
 /** One stable counting pass of an LSD radix sort on RADIX_BITS bits of the trigrams, carrying the docs along. */
 function radixPass(trigrams: Uint32Array, docs: Uint16Array, outTrigrams: Uint32Array, outDocs: Uint16Array, shift: number): void {
   const starts = new Uint32Array(RADIX + 1);
@@ -180,7 +235,8 @@ function radixPass(trigrams: Uint32Array, docs: Uint16Array, outTrigrams: Uint32
   }
 }
 
-function kindOf(content: Buffer): DocKind {
+/** How the index treats a document with these bytes. */
+export function kindOf(content: Buffer): DocKind {
   if (content.length > MAX_INDEXED_BLOB_BYTES) return DocKind.AlwaysRead;
   if (content.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1) return DocKind.Binary;
   // A NUL further in: ripgrep (and the search) drop such a file only when it has matches.

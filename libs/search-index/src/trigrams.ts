@@ -35,28 +35,37 @@ export class TrigramCollector {
   /** The distinct trigrams of `content`, valid until the next call (a view on an internal buffer). */
   collect(content: Uint8Array): Uint32Array {
     this.clear();
+    // Locals, not fields, in the loop: it runs once per byte of every indexed blob.
     const seen = this.seen;
     const fold = FOLD;
+    let distinct = this.distinct;
+    let count = 0;
     let window = 0;
-    // Index of the last newline: a trigram is kept once it holds none.
-    let lastBreak = -1;
+    // Bytes since the last newline: a trigram is kept once it holds none.
+    let run = 0;
     for (let index = 0; index < content.length; index++) {
       const byte = content[index];
-      if (byte === NEWLINE) lastBreak = index;
       window = ((window << 8) | fold[byte]) & 0xffffff;
-      if (index - lastBreak < 3) continue;
+      if (byte === NEWLINE) {
+        run = 0;
+        continue;
+      }
+      if (++run < 3) continue;
       const bit = 1 << (window & 7);
       const slot = window >>> 3;
-      if ((seen[slot] & bit) !== 0) continue;
-      seen[slot] |= bit;
-      if (this.count === this.distinct.length) {
-        const larger = new Uint32Array(this.distinct.length * 2);
-        larger.set(this.distinct);
-        this.distinct = larger;
+      const bits = seen[slot];
+      if ((bits & bit) !== 0) continue;
+      seen[slot] = bits | bit;
+      if (count === distinct.length) {
+        const larger = new Uint32Array(distinct.length * 2);
+        larger.set(distinct);
+        distinct = larger;
       }
-      this.distinct[this.count++] = window;
+      distinct[count++] = window;
     }
-    return this.distinct.subarray(0, this.count);
+    this.distinct = distinct;
+    this.count = count;
+    return distinct.subarray(0, count);
   }
 
   private clear(): void {
