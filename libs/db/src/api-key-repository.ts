@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { PrismaClient } from './prisma-client';
+import type { PrismaClient } from './prisma-client';
 
 export interface ApiKeyView {
   id: string;

@@ -1,6 +1,6 @@
 import { decodeBlobIndex, encodeBlobIndex, blobIndexKey, briefOf, type BlobIndex, type BlobIndexBrief, type BlobIndexKey, type BlobIndexStore, type StoredBlobIndex, type TokenEncoding } from '@quarry/code-index';
 import type { Pool } from 'pg';
-import { PrismaClient } from './prisma-client';
+import type { PrismaClient } from './prisma-client';
 import { RecentMemory } from './recent-memory';
 
 /** Look-ups go in slices this size (one statement each, arrays as parameters); writes in smaller ones (rows carry bytes). */

@@ -1,7 +1,7 @@
 import { measureOf, type BlobFact, type BlobFactStore } from '@quarry/blob-scan';
 import type { FileMeasure } from '@quarry/workspace';
 import type { Pool } from 'pg';
-import { PrismaClient } from './prisma-client';
+import type { PrismaClient } from './prisma-client';
 import { RecentMemory } from './recent-memory';
 
 /** Look-ups and writes go in slices this size: one statement each, arrays as parameters. */
@@ -70,11 +70,11 @@ export class BlobFactRepository implements BlobFactStore {
     let added = 0;
     for (let start = 0; start < fresh.length; start += SLICE) {
       const slice = fresh.slice(start, start + SLICE);
-      added += await this.prisma.$executeRaw`
-        INSERT INTO blob_facts (blob, "binary", bytes, lines)
-        SELECT * FROM unnest(${slice.map((fact) => fact.blob)}::text[], ${slice.map((fact) => fact.kind === 'binary')}::boolean[],
-                             ${slice.map((fact) => (fact.kind === 'text' ? fact.bytes : 0))}::bigint[], ${slice.map((fact) => (fact.kind === 'text' ? fact.lines : 0))}::bigint[])
+      const columns = [slice.map((fact) => fact.blob), slice.map((fact) => fact.kind === 'binary'), slice.map((fact) => (fact.kind === 'text' ? fact.bytes : 0)), slice.map((fact) => (fact.kind === 'text' ? fact.lines : 0))];
+      const sql = `INSERT INTO blob_facts (blob, "binary", bytes, lines)
+        SELECT * FROM unnest($1::text[], $2::boolean[], $3::bigint[], $4::bigint[])
         ON CONFLICT (blob) DO NOTHING`;
+      added += this.pool ? ((await this.pool.query(sql, columns)).rowCount ?? 0) : await this.prisma.$executeRawUnsafe(sql, ...columns);
       for (const fact of slice) this.remembered.set(fact.blob, measureOf(fact));
     }
     return added;

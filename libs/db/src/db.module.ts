@@ -8,7 +8,7 @@ import { BlobFactRepository } from './blob-fact-repository';
 import { BlobCodeIndexRepository } from './blob-code-index-repository';
 import { SearchIndexRepository } from './search-index-repository';
 import type { Pool } from 'pg';
-import { Database, createDatabase, PrismaClient } from './prisma-client';
+import { createDatabase, type Database, type PrismaClient } from './prisma-client';
 
 /**
  * Owns the Prisma client (and so the pg pool) for a Nest process. It closes last, in
@@ -27,8 +27,9 @@ export class PrismaService implements OnApplicationShutdown {
     this.pool = this.database.pool;
   }
 
+  /** Through the pool: asking Prisma would load it, which a worker may never otherwise need. */
   async ping(): Promise<void> {
-    await this.client.$queryRaw`SELECT 1`;
+    await this.pool.query('SELECT 1');
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { CachedDocument, DocumentCache } from '@quarry/fetch';
-import { Prisma, PrismaClient } from './prisma-client';
+import type { Prisma, PrismaClient } from './prisma-client';
 
 /** The fetch cache in Postgres, shared by every worker: one row per requested URL. */
 export class FetchedDocumentRepository implements DocumentCache {

@@ -11,7 +11,7 @@ import {
   canTransition,
 } from '@quarry/contracts';
 import type { Pool } from 'pg';
-import { Prisma, PrismaClient } from './prisma-client';
+import type { Prisma, PrismaClient } from './prisma-client';
 import { JobWriteBatcher } from './job-write-batcher';
 
 type JobRow = {

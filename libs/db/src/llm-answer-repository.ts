@@ -1,5 +1,5 @@
 import type { LlmAnswerCache, LlmAnswerEntry } from '@quarry/llm';
-import { Prisma, PrismaClient } from './prisma-client';
+import type { Prisma, PrismaClient } from './prisma-client';
 
 /** Cached LLM answers in Postgres, shared by every worker and every run. */
 export class LlmAnswerRepository implements LlmAnswerCache {

@@ -106,7 +106,7 @@ export async function packCommand(target: string, options: PackOptions): Promise
   let result: JobResult<'pack'>;
   if ('source' in input && input.source !== undefined) {
     // A git URL: its commit fetched into this process's cache, the files indexed (or reused) in memory.
-    const indexer = await code.sharedBlobIndexer(input.encoding);
+    const indexer = () => code.sharedBlobIndexer(input.encoding);
     const packed = await withLocalSnapshot(loadConfig(), { source: input.source as { git: string; ref?: string } }, (snapshot) =>
       code.packToFileWith(output, (sink) => code.packSnapshot(snapshot, input, sink, { store: processStore(code), indexer, onProgress, title: path.basename(snapshot.root).replace(/\.git$/, '') })),
     );

@@ -139,7 +139,7 @@ export class InProcessBackend implements QuarryBackend {
       const target = repository(input);
       let result: Awaited<ReturnType<typeof packToFile>>;
       if ('source' in target) {
-        const indexer = await sharedBlobIndexer(input.encoding);
+        const indexer = () => sharedBlobIndexer(input.encoding);
         const packed = await withLocalSnapshot(this.config, target, (snapshot) =>
           packToFileWith(file, (sink) => packSnapshot(snapshot, input, sink, { store: this.blobIndexes, indexer, signal, onProgress, title: path.basename(snapshot.root).replace(/\.git$/, '') })),
         );

@@ -69,7 +69,7 @@ export class PackProcessor implements JobHandler<'pack'> {
   async run(input: JobInput<'pack'>, context: JobContext): Promise<JobResult<'pack'>> {
     await pruneArtifacts(this.config.artifactDir, this.config.artifactTtlMs);
     const file = path.join(this.config.artifactDir, packArtifactName(context.jobId, input.style));
-    const indexer = await sharedBlobIndexer(input.encoding);
+    const indexer = () => sharedBlobIndexer(input.encoding);
     const { result, source } = await this.snapshots.run(input, context, (snapshot) =>
       packToFileWith(file, (sink) => packSnapshot(snapshot, input, sink, { store: this.store, indexer, signal: context.signal, onProgress: context.progress, title: titleOf(snapshot) })),
     );

@@ -110,8 +110,13 @@ export async function indexSnapshotTree(snapshot: IndexableSnapshot, listing: Sn
 
 type PackInput = Omit<JobInput<'pack'>, 'root' | 'source'>;
 
-export interface SnapshotPackOptions extends SnapshotIndexOptions {
+export interface SnapshotPackOptions extends Omit<SnapshotIndexOptions, 'indexer'> {
   title?: string;
+  /**
+   * The indexer whose grammars `compress` uses, asked for only by a compressed pack: the others
+   * need no parser, and the grammars are ~25 MB of a worker's memory.
+   */
+  indexer: () => Promise<BlobIndexer>;
 }
 
 /**
@@ -124,7 +129,7 @@ export interface SnapshotPackOptions extends SnapshotIndexOptions {
  */
 export async function packSnapshot(snapshot: IndexableSnapshot, input: PackInput, sink: PackSink, options: SnapshotPackOptions): Promise<PackTreeResult> {
   validateCodeIndexInput('pack', input as Record<string, unknown>);
-  const { store, indexer, signal, onProgress } = options;
+  const { store, signal, onProgress } = options;
   const encoding = (input.encoding ?? DEFAULT_TOKEN_ENCODING) as TokenEncoding;
   const listing = await listSnapshotFiles(snapshot, signal);
   const selected = compilePathFilter({ include: validatePatterns(input.include, 'include'), ignore: validatePatterns(input.ignore, 'ignore') });
@@ -155,7 +160,7 @@ export async function packSnapshot(snapshot: IndexableSnapshot, input: PackInput
     }
     return { path: file.path, language, bytes: brief.bytes, binary: brief.binary, tokens: brief.tokens, encoding, secrets: secretsOf.get(key) ?? [], read };
   });
-  const symbols = input.compress ? indexer.symbols : undefined;
+  const symbols = input.compress ? (await options.indexer()).symbols : undefined;
   return writePackReporting(files, sink, input, { encoding, symbols, title: options.title, signal, onProgress, progressTotal: wanted.length, secretFiles: listing.secretFiles });
 }
 
