@@ -29,7 +29,7 @@ export const inThreadSegments: SegmentSinks = () => new SegmentSeries();
  * caller indexes documents itself (both cores at work, and memory bounded). A shard's size is only
  * estimated before its blobs arrive, and reading is faster than indexing.
  */
-export const MAX_BYTES_BEHIND = 16 * 1024 * 1024;
+export const MAX_BYTES_BEHIND = 8 * 1024 * 1024;
 
 function threadEntry(): string {
   const compiled = path.join(__dirname, 'segment-thread.js');
@@ -85,7 +85,8 @@ export class SegmentThread {
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(threadEntry());
+    // Its own heap holds little (the pairs are typed arrays): a small young generation keeps its garbage small too.
+    const worker = new Worker(threadEntry(), { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
     worker.unref();
     worker.on('message', (reply: SegmentThreadReply) => {
       if ('indexed' in reply) {

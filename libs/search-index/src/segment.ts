@@ -179,7 +179,7 @@ export class SegmentBuilder {
  * each) hold a new identifier on nearly every line, and a shard of them made a worker peak at
  * 700 MB.
  */
-export const MAX_SEGMENT_PAIRS = 6_000_000;
+export const MAX_SEGMENT_PAIRS = 4_000_000;
 
 /**
  * Segments built one after another from a stream of documents: a segment is sealed when its
