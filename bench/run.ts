@@ -43,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
   const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 's', 'x', 'i', 'r', 'h', 'k', 't'] : (argv[onlyIndex + 1] ?? '').split(','));
   const started = Date.now();
   // Packing the whole kernel cold (--whole-linux) takes many minutes on its own.
-  const watchdogMs = argv.includes('--whole-linux') || /whole/.test(argv[argv.indexOf('--i-parts') + 1] ?? '') ? 3 * WATCHDOG_MS : WATCHDOG_MS;
+  const watchdogMs = argv.includes('--whole-linux') || argv.includes('--k-linux') || /whole/.test(argv[argv.indexOf('--i-parts') + 1] ?? '') ? 3 * WATCHDOG_MS : WATCHDOG_MS;
   const watchdog = setTimeout(() => {
     console.error(`\nbench: watchdog — still running after ${watchdogMs / 60_000} min, giving up (children are killed on exit)`);
     process.exit(3);
@@ -276,7 +276,7 @@ async function main(argv: string[]): Promise<number> {
     console.log('\n(k) the code index by the distributed scan on Linux fs/: 1 vs 2 workers, pack job vs Repomix, RSS (bench/code-index-workers.bench.ts)');
     console.log(`  ${describeQuiet(await waitForQuiet())}`);
     const { runCodeIndexWorkersBench } = await import('./code-index-workers.bench');
-    const indexed = await runCodeIndexWorkersBench({ whole: argv.includes('--k-whole') });
+    const indexed = await runCodeIndexWorkersBench({ whole: argv.includes('--k-whole'), linux: argv.includes('--k-linux') });
     (results as Record<string, unknown>).codeIndexWorkers = indexed;
     const one = indexed.rows.find((row) => row.workers === 1);
     const two = indexed.rows.find((row) => row.workers === 2);

@@ -27,7 +27,7 @@ import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
 import { ensureLinuxTree } from './linux-tree';
 import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix } from './support';
-import { peakRssMB } from './support';
+import { RECOMMENDED_WORKER_MEMORY, describeWorkerMemory, peakRssMB } from './support';
 
 const run = promisify(execFile);
 /** A database of this bench's own: it empties blob_facts between runs. */
@@ -77,6 +77,7 @@ export async function runShardsBench(options: { four?: boolean } = {}): Promise<
     QUARRY_LOG_LEVEL: 'warn',
     ...NO_RECONCILER_ENV,
   };
+  console.log(`  ${describeWorkerMemory()}`);
   const report: ShardsBenchReport = { rows: [], rgMs: 0, pathScanMs: 0, rescanMs: 0, rescanBlobs: undefined, countsMatch: true, load: os.loadavg().map((value) => value.toFixed(1)).join(' ') };
   try {
     const gateway = await group.startGateway({ ...env, QUARRY_DATA_DIR: path.join(work, 'gateway') }, { timeoutMs: 60_000 });
@@ -98,7 +99,7 @@ export async function runShardsBench(options: { four?: boolean } = {}): Promise<
     const startWorkers = (count: number, label: string) =>
       Promise.all(
         Array.from({ length: count }, (_, index) =>
-          group.startWorker(`${label}-w${index + 1}`, { ...env, QUARRY_LOG_LEVEL: 'info', QUARRY_DATA_DIR: path.join(work, `${label}-w${index + 1}`), QUARRY_WORKER_ID: `${label}-w${index + 1}`, QUARRY_WORKER_CONCURRENCY: '2' }, { waitForReady: true, timeoutMs: 60_000 }),
+          group.startWorker(`${label}-w${index + 1}`, { ...env, ...RECOMMENDED_WORKER_MEMORY, QUARRY_LOG_LEVEL: 'info', QUARRY_DATA_DIR: path.join(work, `${label}-w${index + 1}`), QUARRY_WORKER_ID: `${label}-w${index + 1}`, QUARRY_WORKER_CONCURRENCY: '2' }, { waitForReady: true, timeoutMs: 60_000 }),
         ),
       );
 

@@ -12,6 +12,20 @@ import IORedis from 'ioredis';
 export const BENCH_DATABASE_URL = process.env.QUARRY_BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/quarry_bench';
 export const BENCH_REDIS_URL = process.env.QUARRY_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+/**
+ * The worker memory settings the README recommends and docker-compose.yml sets (README, "Worker
+ * memory"): the peak RSS figures are measured with them. `QUARRY_BENCH_DEFAULT_MEMORY=1` measures
+ * Node's and glibc's defaults instead.
+ */
+export const RECOMMENDED_WORKER_MEMORY: Record<string, string> = process.env.QUARRY_BENCH_DEFAULT_MEMORY
+  ? {}
+  : { NODE_OPTIONS: '--max-old-space-size=256', MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' };
+
+export function describeWorkerMemory(): string {
+  const settings = Object.entries(RECOMMENDED_WORKER_MEMORY).map(([key, value]) => `${key}=${value}`);
+  return settings.length ? `workers run with ${settings.join(' ')} (README, "Worker memory")` : 'workers run with Node\'s default heap and glibc\'s default malloc';
+}
+
 export function benchPrefix(label: string): string {
   return `quarry-bench-${label}-${randomBytes(4).toString('hex')}`;
 }

@@ -27,6 +27,13 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('starts workers with the recommended memory settings (README, "Worker memory")', () => {
+    const env = compose.services.worker.environment;
+    expect(env.NODE_OPTIONS).toMatch(/--max-old-space-size=\d+/);
+    expect(env.MALLOC_ARENA_MAX).toBe('2');
+    expect(env.MALLOC_MMAP_THRESHOLD_).toBe('65536');
+  });
+
   // Checked by Compose itself where a Compose CLI is installed (the plugin or the standalone tool).
   const cli = ['docker compose', 'docker-compose'].find((command) => {
     const [bin, ...args] = command.split(' ');

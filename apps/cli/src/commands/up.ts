@@ -104,7 +104,7 @@ class WorkerSupervisor {
   private spawnOne(): void {
     const args = ['worker'];
     if (this.options.concurrency) args.push('--concurrency', String(this.options.concurrency));
-    const child = fork(path.join(__dirname, '..', 'main.js'), args, { stdio: 'inherit', env: process.env });
+    const child = fork(path.join(__dirname, '..', 'main.js'), args, { stdio: 'inherit', env: { ...WORKER_MALLOC, ...process.env } });
     this.children.add(child);
     child.once('exit', (code, signal) => {
       this.children.delete(child);
@@ -114,6 +114,12 @@ class WorkerSupervisor {
     });
   }
 }
+
+/**
+ * glibc settings for worker processes (README, "Worker memory"), unless the environment sets its
+ * own: freed blob buffers go back to the system instead of staying in per-thread arenas.
+ */
+const WORKER_MALLOC = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' };
 
 function redact(url: string): string {
   const parsed = new URL(url);
