@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { SOURCE_WORKER_LOADER } from '@quarry/search';
 import { DocKind, kindOf, MAX_SEGMENT_DOCS, SegmentSeries, type BuiltSegment } from './segment';
 import type { SegmentThreadReply, SegmentThreadRequest } from './segment-thread';
 
@@ -31,9 +32,10 @@ export const inThreadSegments: SegmentSinks = () => new SegmentSeries();
  */
 export const MAX_BYTES_BEHIND = 8 * 1024 * 1024;
 
-function threadEntry(): string {
+/** The compiled thread (after `npm run build`), else its source through the search library's loader (jest). */
+function threadEntry(): { file: string; workerData?: { sourceEntry: string } } {
   const compiled = path.join(__dirname, 'segment-thread.js');
-  return existsSync(compiled) ? compiled : path.join(__dirname, 'segment-thread-from-source.js');
+  return existsSync(compiled) ? { file: compiled } : { file: SOURCE_WORKER_LOADER, workerData: { sourceEntry: path.join(__dirname, 'segment-thread.ts') } };
 }
 
 /**
@@ -86,7 +88,8 @@ export class SegmentThread {
   private start(): Worker {
     if (this.worker) return this.worker;
     // Its own heap holds little (the pairs are typed arrays): a small young generation keeps its garbage small too.
-    const worker = new Worker(threadEntry(), { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+    const entry = threadEntry();
+    const worker = new Worker(entry.file, { workerData: entry.workerData, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
     worker.unref();
     worker.on('message', (reply: SegmentThreadReply) => {
       if ('indexed' in reply) {
