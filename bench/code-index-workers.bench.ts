@@ -33,7 +33,8 @@ import { RECOMMENDED_WORKER_MEMORY, describeWorkerMemory, peakRssMB } from './su
 const DATABASE_URL = BENCH_DATABASE_URL.replace(/\/[^/]*$/, '/quarry_bench_code_index');
 const REPOMIX = path.resolve(__dirname, '..', '..', 'node_modules/repomix/bin/repomix.cjs');
 /** fs/'s 2,075 files make 2 shards at the default limits (an unseen blob counts 16 KiB): smaller shards balance 2 workers. */
-const SHARD_MAX_FILES = '128';
+/** fs/ in shards of 128 files: a code-index scan plans a quarter of the configured size (derivedWorkLimits). */
+const SHARD_MAX_FILES = '512';
 
 export interface CodeIndexWorkersRow {
   workers: number;

@@ -8,7 +8,7 @@ export { type BlobDerivation, type BlobPath } from './blob-derivation';
 export { assembleScan, type AssembleInput } from './assemble';
 export { planShards, describeShardPaths, DEFAULT_SHARD_LIMITS, ESTIMATED_FILE_BYTES, type ShardFile, type ShardTask, type ShardLimits } from './plan';
 export { runShard, type ShardOutcome, type RunShardOptions, type ShardIndexer, type ShardIndexBuild } from './run-shard';
-export { shardedScan, INLINE_BELOW_FILES, type ShardExecutor, type ShardedScanOptions, type ShardedScanResult } from './sharded-scan';
+export { shardedScan, derivedWorkLimits, INLINE_BELOW_FILES, type ShardExecutor, type ShardedScanOptions, type ShardedScanResult } from './sharded-scan';
 export { InProcessShardExecutor, workerId } from './in-process-executor';
 export { ThreadShardExecutor, MAX_SHARD_THREADS } from './thread-executor';
 export type { ThreadShardSource, ThreadProviderOptions } from './shard-thread-protocol';

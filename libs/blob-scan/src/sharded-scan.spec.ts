@@ -9,7 +9,8 @@ import { loopbackOnlyDialer } from '../../fetch/src/testing/virtual-network';
 import { MemoryBlobFacts, type BlobFact, type BlobFactStore } from './blob-facts';
 import { InProcessShardExecutor } from './in-process-executor';
 import { planShards, describeShardPaths } from './plan';
-import { shardedScan } from './sharded-scan';
+import { derivedWorkLimits, shardedScan } from './sharded-scan';
+import type { BlobDerivation } from './blob-derivation';
 
 jest.setTimeout(60_000);
 
@@ -74,6 +75,25 @@ describe('a sharded scan', () => {
       expect(comparable(result)).toEqual(comparable(single));
       expect(result.shards).toBeGreaterThan(1);
     }
+  });
+
+  it('plans the shards of a scan that derives per-blob work (the code index) at a quarter of the limits', async () => {
+    const snapshot = await provider().open({ git: server.url('demo.git'), ref: 'main' });
+    const derived: number[] = [];
+    const derive: BlobDerivation = {
+      missing: async (files) => new Set(files.map((file) => file.blob)),
+      derive: async (_snapshot, files) => void derived.push(files.length),
+    };
+    const limits = { maxFiles: 8, maxBytes: 1 << 30 };
+    const plainStore = new MemoryBlobFacts();
+    const plain = await shardedScan(snapshot, { store: plainStore, executor: new InProcessShardExecutor(snapshot, plainStore, 1, 'w1'), signal: new AbortController().signal, limits });
+    const store = new MemoryBlobFacts();
+    const withDerive = await shardedScan(snapshot, { store, executor: new InProcessShardExecutor(snapshot, store, 1, 'w1', derive), signal: new AbortController().signal, limits, derive });
+    expect(derivedWorkLimits(limits)).toEqual({ maxFiles: 2, maxBytes: 1 << 28 });
+    expect(plain.shards).toBe(Math.ceil(plain.blobs.total / 8));
+    expect(withDerive.shards).toBe(Math.ceil(withDerive.blobs.total / 2));
+    expect(Math.max(...derived)).toBeLessThanOrEqual(2);
+    expect(comparable(withDerive)).toEqual(comparable(plain));
   });
 
   it('after a one-file commit reads exactly one blob', async () => {
