@@ -57,12 +57,17 @@ export class ObjectPresence {
     return this.looseObjects && existsSync(path.join(this.gitDir, 'objects', oid.slice(0, 2), oid.slice(2)));
   }
 
-  /** The ids of `oids` that are not here. */
+  /**
+   * The ids of `oids` that are not here. The packs are listed again only when one seems missing:
+   * reading a commit file by file asks about each blob, and two directory listings per file were
+   * most of a small read (objects only come and go with the fetches of this cache).
+   */
   missing(oids: Iterable<string>): string[] {
+    const unseen: string[] = [];
+    for (const oid of oids) if (!this.has(oid)) unseen.push(oid);
+    if (unseen.length === 0) return unseen;
     this.refresh();
-    const missing: string[] = [];
-    for (const oid of oids) if (!this.has(oid)) missing.push(oid);
-    return missing;
+    return unseen.filter((oid) => !this.has(oid));
   }
 }
 
