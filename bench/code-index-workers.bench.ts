@@ -27,7 +27,7 @@ import { applyMigrations, ensureDatabase } from '../libs/db/src/migrator';
 import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
 import { ensureLinuxTree } from './linux-tree';
-import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix } from './support';
+import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix, deletePrefixKeys } from './support';
 import { RECOMMENDED_WORKER_MEMORY, describeWorkerMemory, peakRssMB } from './support';
 
 const DATABASE_URL = BENCH_DATABASE_URL.replace(/\/[^/]*$/, '/quarry_bench_code_index');
@@ -229,6 +229,8 @@ export async function runCodeIndexWorkersBench(options: { whole?: boolean; whole
     }
   } finally {
     await group.stopAll(5_000);
+    // The run's queues, shards included: nothing of it stays in Redis.
+    await deletePrefixKeys(BENCH_REDIS_URL, env.QUARRY_QUEUE_PREFIX).catch(() => undefined);
     await pg.end();
     await server.close();
     if (existsSync(work)) rmSync(work, { recursive: true, force: true });

@@ -23,7 +23,7 @@ import { applyMigrations, ensureDatabase } from '../libs/db/src/migrator';
 import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
 import { ensureLinuxTree } from './linux-tree';
-import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix, latencyStats, processCpuMs, type LatencyStats } from './support';
+import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix, deletePrefixKeys, latencyStats, processCpuMs, type LatencyStats } from './support';
 import { peakRssMB } from './support';
 
 const run = promisify(execFile);
@@ -181,6 +181,8 @@ export async function runSearchIndexBench(): Promise<SearchIndexBenchReport> {
     report.gatewayPeakRssMB = peakRssMB(gateway.handle);
   } finally {
     await group.stopAll(5_000);
+    // The run's queues, shards included: nothing of it stays in Redis.
+    await deletePrefixKeys(BENCH_REDIS_URL, env.QUARRY_QUEUE_PREFIX).catch(() => undefined);
     await pg.end();
     await server.close();
     rmSync(work, { recursive: true, force: true });

@@ -26,7 +26,7 @@ import { applyMigrations, ensureDatabase } from '../libs/db/src/migrator';
 import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
 import { ensureLinuxTree } from './linux-tree';
-import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix } from './support';
+import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix, deletePrefixKeys } from './support';
 import { RECOMMENDED_WORKER_MEMORY, describeWorkerMemory, peakRssMB } from './support';
 
 const run = promisify(execFile);
@@ -144,6 +144,8 @@ export async function runShardsBench(options: { four?: boolean } = {}): Promise<
     report.pathScanMs = path1.ms;
   } finally {
     await group.stopAll(5_000);
+    // The run's queues, shards included: nothing of it stays in Redis.
+    await deletePrefixKeys(BENCH_REDIS_URL, prefix).catch(() => undefined);
     await pg.end();
     await server.close();
     rmSync(work, { recursive: true, force: true });

@@ -19,7 +19,7 @@ export const BENCH_REDIS_URL = process.env.QUARRY_BENCH_REDIS_URL ?? 'redis://12
  */
 export const RECOMMENDED_WORKER_MEMORY: Record<string, string> = process.env.QUARRY_BENCH_DEFAULT_MEMORY
   ? {}
-  : { NODE_OPTIONS: '--max-old-space-size=256', MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' };
+  : { NODE_OPTIONS: '--max-old-space-size=192', MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' };
 
 export function describeWorkerMemory(): string {
   const settings = Object.entries(RECOMMENDED_WORKER_MEMORY).map(([key, value]) => `${key}=${value}`);
