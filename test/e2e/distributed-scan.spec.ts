@@ -62,7 +62,8 @@ describe('a scan sharded across workers', () => {
       QUARRY_WORKSPACE_ROOTS: base,
       QUARRY_FETCH_ALLOW: '127.0.0.1/32',
       QUARRY_LOG_LEVEL: 'info',
-      QUARRY_SHARD_MAX_FILES: '20',
+      // Shards of 20 files for scans with the code index (a quarter of the setting), 80 without.
+      QUARRY_SHARD_MAX_FILES: '80',
       QUARRY_JOB_LOCK_MS: '3000',
       QUARRY_STALLED_INTERVAL_MS: '1000',
       ...NO_RECONCILER_ENV,

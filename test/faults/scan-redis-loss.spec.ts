@@ -75,7 +75,8 @@ describe('faults: Redis loses its data in the middle of a sharded scan', () => {
       QUARRY_WORKSPACE_ROOTS: base,
       QUARRY_FETCH_ALLOW: '127.0.0.1/32',
       QUARRY_LOG_LEVEL: 'info',
-      QUARRY_SHARD_MAX_FILES: '20',
+      // Shards of 20 files: the scan builds the code index, whose shards are a quarter of the setting.
+      QUARRY_SHARD_MAX_FILES: '80',
       ...RECOVERY_ENV,
     };
     await withChildLogs(group, async () => {

@@ -79,10 +79,20 @@ export class SegmentThread {
     });
   }
 
+  /**
+   * Lets the thread go: builds still waiting fail, and the idle thread no longer keeps the process
+   * alive. It is not terminated: started from source (tests), it has loaded a native addon (the
+   * TypeScript compiler), and tearing such a thread down hangs or crashes the process, as the
+   * search pool found with re2. It ends with the process.
+   */
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
-    if (worker) await worker.terminate();
+    if (!worker) return;
+    worker.unref();
+    const error = new Error('segment thread closed');
+    for (const waiting of this.waiting.values()) waiting.reject(error);
+    this.waiting.clear();
   }
 
   private start(): Worker {
