@@ -86,6 +86,10 @@ describe('a scan sharded across workers', () => {
   });
 
   async function api<T = any>(method: string, route: string, body?: unknown): Promise<{ status: number; body: T }> {
+    // A turn of the timers first: makeRepository blocks this process for seconds, and a pooled
+    // connection the gateway closed meanwhile (its 5 s keep-alive) must be dropped before reuse,
+    // not written to ("other side closed").
+    await new Promise((resolve) => setTimeout(resolve, 1));
     const response = await fetch(url + route, {
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { SOURCE_WORKER_LOADER } from '@quarry/search';
 import { DocKind, kindOf, MAX_SEGMENT_DOCS, SegmentSeries, type BuiltSegment } from './segment';
 import type { SegmentThreadReply, SegmentThreadRequest } from './segment-thread';
 
@@ -32,10 +31,14 @@ export const inThreadSegments: SegmentSinks = () => new SegmentSeries();
  */
 export const MAX_BYTES_BEHIND = 8 * 1024 * 1024;
 
-/** The compiled thread (after `npm run build`), else its source through the search library's loader (jest). */
-function threadEntry(): { file: string; workerData?: { sourceEntry: string } } {
+/**
+ * The compiled thread (after `npm run build`). Run from source (jest), there is none and segments
+ * are built on the caller's thread: a thread started from source loads the TypeScript compiler, a
+ * native addon, and such threads hung the test process when it shut its stacks down.
+ */
+function compiledThread(): string | undefined {
   const compiled = path.join(__dirname, 'segment-thread.js');
-  return existsSync(compiled) ? { file: compiled } : { file: SOURCE_WORKER_LOADER, workerData: { sourceEntry: path.join(__dirname, 'segment-thread.ts') } };
+  return existsSync(compiled) ? compiled : undefined;
 }
 
 /**
@@ -54,10 +57,13 @@ export class SegmentThread {
   /** Bytes posted to the thread and not yet reported indexed. */
   private behind = 0;
 
-  constructor(private readonly maxBytesBehind = MAX_BYTES_BEHIND) {}
+  constructor(
+    private readonly maxBytesBehind = MAX_BYTES_BEHIND,
+    private readonly entry = compiledThread(),
+  ) {}
 
-  /** The sink of one new set of segments. */
-  sink = (): SegmentSink => new ThreadSegments(this, this.nextBuild++);
+  /** The sink of one new set of segments: in the thread, or here when there is no compiled thread to start. */
+  sink = (): SegmentSink => (this.entry ? new ThreadSegments(this, this.nextBuild++) : new SegmentSeries());
 
   /** Hands a document to the thread, or returns false when the thread is too far behind to take it. */
   offer(build: number, blob: string, content: Buffer): boolean {
@@ -79,27 +85,17 @@ export class SegmentThread {
     });
   }
 
-  /**
-   * Lets the thread go: builds still waiting fail, and the idle thread no longer keeps the process
-   * alive. It is not terminated: started from source (tests), it has loaded a native addon (the
-   * TypeScript compiler), and tearing such a thread down hangs or crashes the process, as the
-   * search pool found with re2. It ends with the process.
-   */
+  /** Ends the thread; builds still waiting fail. */
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
-    if (!worker) return;
-    worker.unref();
-    const error = new Error('segment thread closed');
-    for (const waiting of this.waiting.values()) waiting.reject(error);
-    this.waiting.clear();
+    if (worker) await worker.terminate();
   }
 
   private start(): Worker {
     if (this.worker) return this.worker;
     // Its own heap holds little (the pairs are typed arrays): a small young generation keeps its garbage small too.
-    const entry = threadEntry();
-    const worker = new Worker(entry.file, { workerData: entry.workerData, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+    const worker = new Worker(this.entry as string, { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
     worker.unref();
     worker.on('message', (reply: SegmentThreadReply) => {
       if ('indexed' in reply) {

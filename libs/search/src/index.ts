@@ -18,5 +18,5 @@ export {
 export { validatePattern, compileUserRegex, MAX_PATTERN_LENGTH } from './pattern-rules';
 export { formatMatches, type FormatOptions } from './format-matches';
 export { requiredLiteral } from './required-literal';
-export { SearchWorkerPool, sharedSearchPool, closeSharedSearchPool, MAX_POOL_SIZE, SOURCE_WORKER_LOADER } from './worker-pool';
+export { SearchWorkerPool, sharedSearchPool, closeSharedSearchPool, MAX_POOL_SIZE } from './worker-pool';
 export { answerSearch } from './search-answer';

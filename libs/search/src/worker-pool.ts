@@ -25,14 +25,8 @@ interface PoolWorker {
  */
 function defaultWorkerEntry(): string {
   const compiled = path.join(__dirname, 'search-worker.js');
-  return existsSync(compiled) ? compiled : SOURCE_WORKER_LOADER;
+  return existsSync(compiled) ? compiled : path.join(__dirname, 'worker-from-source.js');
 }
-
-/**
- * Starts a worker thread from TypeScript source (`workerData.sourceEntry`, an absolute path), for
- * runs without a build: other libraries' threads use it too (the search index's segment thread).
- */
-export const SOURCE_WORKER_LOADER = path.join(__dirname, 'worker-from-source.js');
 
 /**
  * A few worker threads, started lazily and reused across searches; tasks queue first come, first
