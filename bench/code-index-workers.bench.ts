@@ -26,7 +26,7 @@ import { Client } from 'pg';
 import { applyMigrations, ensureDatabase } from '../libs/db/src/migrator';
 import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
-import { ensureLinuxTree, servedLinuxRepository } from './linux-tree';
+import { ensureLinuxTree } from './linux-tree';
 import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix, deletePrefixKeys } from './support';
 import { RECOMMENDED_WORKER_MEMORY, describeWorkerMemory, peakRssMB } from './support';
 
@@ -79,7 +79,7 @@ export async function runCodeIndexWorkersBench(options: { whole?: boolean; whole
   const served = path.join(work, 'served');
   mkdirSync(served);
   const bare = path.join(served, 'linux.git');
-  execFileSync('git', ['clone', '-q', '--bare', '--shared', servedLinuxRepository(), bare]);
+  execFileSync('git', ['clone', '-q', '--bare', '--shared', tree, bare]);
   // A commit whose tree is `fs/` alone (objects shared with the kernel's).
   const git = (args: string[], input?: string) => execFileSync('git', ['-C', bare, ...args], { input, maxBuffer: 1 << 30, env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } }).toString().trim();
   const fsTree = git(['rev-parse', 'HEAD:fs']);

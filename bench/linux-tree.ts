@@ -43,27 +43,6 @@ export function ensureLinuxTree(log: (line: string) => void = console.log): stri
   }
 }
 
-/**
- * The kernel as the benchmarks' git server serves it: a bare copy of the tree's commit whose
- * objects are stored whole, compressed once (`repack -f --window=0`), made once beside the tree.
- * A fetch of some blobs then costs the server a copy of their compressed bytes. Served from the
- * tree's own gc'd pack, most blobs are deltas whose bases the fetching worker lacks, so the server
- * inflated and deflated again every blob of every shard's fetch (~25 s of CPU per kernel scan):
- * on this 2-core machine that CPU came out of the workers being measured, where a real git host's
- * would not. The benchmarks clone it `--shared`, so their commits never touch it.
- */
-export function servedLinuxRepository(log: (line: string) => void = console.log): string {
-  const tree = ensureLinuxTree(log);
-  const served = `${tree}-served.git`;
-  if (fs.existsSync(path.join(served, 'quarry-ready'))) return served;
-  log(`  preparing ${served} (the tree's objects stored whole, for the git server; once)`);
-  fs.rmSync(served, { recursive: true, force: true });
-  execFileSync('git', ['clone', '-q', '--bare', '--no-local', tree, served], { stdio: 'ignore' });
-  execFileSync('git', ['-C', served, 'repack', '-q', '-a', '-d', '-f', '--window=0', '--depth=0'], { stdio: 'ignore' });
-  fs.writeFileSync(path.join(served, 'quarry-ready'), '');
-  return served;
-}
-
 /** Tracked regular files under a directory of the tree (root-relative): no symlinks, no submodules. */
 export function trackedFiles(root: string, under: string): string[] {
   return execFileSync('git', ['-C', root, 'ls-files', '-s', '-z', '--', under], { encoding: 'utf8', maxBuffer: 1 << 28 })

@@ -22,7 +22,7 @@ import { Client } from 'pg';
 import { applyMigrations, ensureDatabase } from '../libs/db/src/migrator';
 import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
-import { ensureLinuxTree, servedLinuxRepository } from './linux-tree';
+import { ensureLinuxTree } from './linux-tree';
 import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix, deletePrefixKeys, latencyStats, processCpuMs, type LatencyStats } from './support';
 import { peakRssMB } from './support';
 
@@ -82,7 +82,7 @@ export async function runSearchIndexBench(): Promise<SearchIndexBenchReport> {
   const served = path.join(work, 'served');
   mkdirSync(served);
   const bare = path.join(served, 'linux.git');
-  execFileSync('git', ['clone', '-q', '--bare', '--shared', servedLinuxRepository(), bare]);
+  execFileSync('git', ['clone', '-q', '--bare', '--shared', tree, bare]);
   const commit = execFileSync('git', ['-C', bare, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
   const server = await GitHttpServer.start(served);
   const url = server.url('linux.git');

@@ -10,9 +10,8 @@
  *   - a re-scan after a one-file commit: target < 1 s end to end (submit → succeeded);
  *   - peak RSS per worker (VmHWM). Target < 300 MB.
  *
- * The served repository is a `--shared` bare clone of servedLinuxRepository() (the tree's commit
- * with its objects stored whole, so serving a shard costs the server a copy, not a recompression;
- * objects borrowed through alternates), so the one-file commit never touches the cached copy.
+ * The served repository is a `--shared` bare clone of the tree (its objects borrowed through
+ * alternates), so the one-file commit never touches the cached tree.
  *
  *   node dist/bench/shards.bench.js [--h-four]
  */
@@ -26,7 +25,7 @@ import { Client } from 'pg';
 import { applyMigrations, ensureDatabase } from '../libs/db/src/migrator';
 import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
-import { ensureLinuxTree, servedLinuxRepository } from './linux-tree';
+import { ensureLinuxTree } from './linux-tree';
 import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix, deletePrefixKeys } from './support';
 import { RECOMMENDED_WORKER_MEMORY, describeWorkerMemory, peakRssMB } from './support';
 
@@ -60,7 +59,7 @@ export async function runShardsBench(options: { four?: boolean } = {}): Promise<
   const served = path.join(work, 'served');
   mkdirSync(served);
   const bare = path.join(served, 'linux.git');
-  execFileSync('git', ['clone', '-q', '--bare', '--shared', servedLinuxRepository(), bare]);
+  execFileSync('git', ['clone', '-q', '--bare', '--shared', tree, bare]);
   const server = await GitHttpServer.start(served);
   const url = server.url('linux.git');
   const group = new ProcessGroup();
