@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Job, Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
-import { describeShardPaths, runShard, workerId, type ShardExecutor, type ShardOutcome, type ShardTask } from '@quarry/blob-scan';
+import { describeShardPaths, runShard, workerId, type ShardExecutor, type ShardOutcome, type ShardTask, type ThreadProviderOptions } from '@quarry/blob-scan';
 import { QuarryError } from '@quarry/contracts';
 import { QUARRY_CONFIG, QuarryConfig, Logger } from '@quarry/config';
 import { CodeIndexScanStep } from '@quarry/code-index';
@@ -51,6 +51,10 @@ export class ScanShards implements OnApplicationBootstrap, BeforeApplicationShut
   }
   get limits(): QuarryConfig['shardLimits'] {
     return this.config.shardLimits;
+  }
+  /** What a shard thread of this worker opens its own snapshot with (a directory scan's threads). */
+  get threadProvider(): ThreadProviderOptions {
+    return { workspaceRoots: this.config.workspaceRoots, git: { dataDir: this.config.dataDir, allow: this.config.fetch.allow, ...this.config.git } };
   }
 
   constructor(

@@ -10,5 +10,5 @@ export { planShards, describeShardPaths, DEFAULT_SHARD_LIMITS, ESTIMATED_FILE_BY
 export { runShard, type ShardOutcome, type RunShardOptions, type ShardIndexer, type ShardIndexBuild } from './run-shard';
 export { shardedScan, derivedWorkLimits, INLINE_BELOW_FILES, type ShardExecutor, type ShardedScanOptions, type ShardedScanResult } from './sharded-scan';
 export { InProcessShardExecutor, workerId } from './in-process-executor';
-export { ThreadShardExecutor, MAX_SHARD_THREADS } from './thread-executor';
+export { ThreadShardExecutor, MAX_SHARD_THREADS, shardThreadsAvailable } from './thread-executor';
 export type { ThreadShardSource, ThreadProviderOptions } from './shard-thread-protocol';

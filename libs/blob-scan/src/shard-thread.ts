@@ -23,6 +23,9 @@ let nextRequest = 1;
 
 const send = (message: FromThread) => port.postMessage(message);
 
+/** Progress is posted at most this often: one message per file was a sixth of a thread's time on the kernel. */
+const PROGRESS_EVERY_MS = 100;
+
 function snapshotFor(message: Extract<ToThread, { type: 'shard' }>): Promise<Snapshot> {
   const key = JSON.stringify(message.source);
   if (open?.key === key) return open.snapshot;
@@ -51,10 +54,16 @@ async function runOne(message: Extract<ToThread, { type: 'shard' }>): Promise<vo
   running.set(message.id, controller);
   try {
     const snapshot = await snapshotFor(message);
+    let lastProgress = 0;
     const outcome = await runShard(snapshot, message.files, storeFor(message.id), {
       worker: message.worker,
       signal: controller.signal,
-      onProgress: (done) => send({ type: 'progress', id: message.id, done }),
+      onProgress: (done) => {
+        const now = Date.now();
+        if (now - lastProgress < PROGRESS_EVERY_MS) return;
+        lastProgress = now;
+        send({ type: 'progress', id: message.id, done });
+      },
     });
     send({ type: 'done', id: message.id, outcome });
   } catch (error) {

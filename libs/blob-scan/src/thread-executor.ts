@@ -24,6 +24,11 @@ function threadEntry(): string {
   return compiled;
 }
 
+/** Whether this process can run shards on threads (it runs the compiled build, not sources under jest). */
+export function shardThreadsAvailable(): boolean {
+  return existsSync(path.join(__dirname, 'shard-thread.js'));
+}
+
 /**
  * The process's shard threads, started on first use and kept for the next scan (idle ones are
  * unref'd, so they never keep a process alive). They are never terminated while the process runs:

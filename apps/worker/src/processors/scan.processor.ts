@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ScanInput, ScanResult } from '@quarry/contracts';
-import { InProcessShardExecutor, shardedScan, type BlobFactStore } from '@quarry/blob-scan';
+import { InProcessShardExecutor, ThreadShardExecutor, shardThreadsAvailable, shardedScan, type BlobFactStore, type ShardExecutor } from '@quarry/blob-scan';
 import { CodeIndexScanStep } from '@quarry/code-index';
 import { BlobFactRepository, SearchIndexRepository } from '@quarry/db';
 import { indexCommit, type SearchIndexStore } from '@quarry/search-index';
@@ -56,10 +56,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
           let assembled: { files: ReadonlyArray<{ path: string; blob: string }>; facts: ReadonlyMap<string, FileMeasure> } | undefined;
           const result = await shardedScan(snapshot, {
             store: this.facts,
-            executor:
-              snapshot.kind === 'git'
-                ? this.shards.executorFor(context.jobId, snapshot.source, derive !== undefined)
-                : new InProcessShardExecutor(snapshot, this.facts, LOCAL_SHARD_CONCURRENCY, this.shards.id, derive),
+            executor: snapshot.kind === 'git' ? this.shards.executorFor(context.jobId, snapshot.source, derive !== undefined) : this.directoryExecutor(snapshot, derive),
             // A few files left to read (a small commit's re-scan) are read here, not handed over.
             inline: new InProcessShardExecutor(snapshot, this.facts, 1, this.shards.id, derive, indexed(snapshot) ? this.shards.indexer : undefined),
             derive,
@@ -88,6 +85,17 @@ export class ScanProcessor implements JobHandler<'scan'> {
       ),
     );
     return { ...result, source };
+  }
+
+  /**
+   * A directory's shards run in this worker (no other worker can read its disk): on shard threads,
+   * one per core (each opens its own snapshot of the directory; their facts are recorded here, and
+   * the code index of what they read is derived when the result is assembled), or in this thread
+   * when there is no compiled build to start threads from (tests running the sources).
+   */
+  private directoryExecutor(snapshot: Snapshot, derive: CodeIndexScanStep | undefined): ShardExecutor {
+    if (!shardThreadsAvailable()) return new InProcessShardExecutor(snapshot, this.facts, LOCAL_SHARD_CONCURRENCY, this.shards.id, derive);
+    return new ThreadShardExecutor({ path: snapshot.root }, this.shards.threadProvider, this.facts, undefined, this.shards.id);
   }
 }
 
