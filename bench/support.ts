@@ -141,17 +141,24 @@ export async function deletePrefixKeys(redisUrl: string, prefix: string): Promis
 
 const CLOCK_TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux x86-64
 
-/** utime + stime of one process in ms, or undefined when it is gone. */
-export function processCpuMs(pid: number): number | undefined {
+/**
+ * CPU ms of one process, or undefined when it is gone: its own (utime + stime), its waited-for
+ * children's (cutime + cstime: the git processes a worker or a git server ran and reaped), or both.
+ */
+export function processCpuMs(pid: number, part: CpuPart = 'self'): number | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name may contain spaces: fields start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    const self = fields[11] + fields[12];
+    const children = fields[13] + fields[14];
+    return ((part === 'self' ? self : part === 'children' ? children : self + children) * 1000) / CLOCK_TICKS_PER_SECOND;
   } catch {
     return undefined;
   }
 }
+
+export type CpuPart = 'self' | 'children' | 'all';
 
 /** Pids whose command name is `comm` (e.g. postgres, redis-server). */
 export function pidsByName(comm: string): number[] {
@@ -167,7 +174,8 @@ export function pidsByName(comm: string): number[] {
   return pids;
 }
 
-export type CpuTargets = Record<string, () => number[]>;
+/** Per group, the pids to count (their own CPU), or `{pid, part}` to count a process's children too. */
+export type CpuTargets = Record<string, () => Array<number | { pid: number; part: CpuPart }>>;
 
 /** Busy (non-idle, non-iowait) CPU ms of the whole machine, from /proc/stat. */
 export function machineBusyMs(): number {
@@ -251,8 +259,9 @@ export class CpuMeter {
     const snapshot = new Map<string, Map<number, number>>();
     for (const [name, pidsOf] of Object.entries(this.targets)) {
       const values = new Map<number, number>();
-      for (const pid of pidsOf()) {
-        const cpu = processCpuMs(pid);
+      for (const target of pidsOf()) {
+        const { pid, part } = typeof target === 'number' ? { pid: target, part: 'self' as const } : target;
+        const cpu = processCpuMs(pid, part);
         if (cpu !== undefined) values.set(pid, cpu);
       }
       snapshot.set(name, values);

@@ -8,7 +8,7 @@ import { assertBuilt } from '../support/processes';
  * a native addon, and such threads hung the test process at shutdown).
  */
 describe('the segment thread (compiled build)', () => {
-  it('builds what a builder here builds, falls back when too far behind, and serves two builds at once', () => {
+  it('builds what a builder here builds, falls back when too far behind, serves two builds at once, and ends when idle', () => {
     assertBuilt();
     const output = execFileSync(process.execPath, [path.join(__dirname, '..', 'support', 'segment-thread-check.js')], { encoding: 'utf8', timeout: 60_000 });
     const findings = JSON.parse(output.trim().split('\n').pop() as string);
@@ -18,6 +18,9 @@ describe('the segment thread (compiled build)', () => {
       sizeAndText: true,
       fallback: { segments: expect.any(Number), blobs: true, textBytes: true },
       builds: { blobs: 300, segments: [expect.any(Number), expect.any(Number)], saved: 300 },
+      keptForOpenBuild: true,
+      endedWhenIdle: true,
+      restarted: true,
     });
     expect(findings.fallback.segments).toBeGreaterThan(1);
     expect(findings.builds.segments.every((count: number) => count > 1)).toBe(true);

@@ -49,6 +49,18 @@ const same = (a, b) => a.length === b.length && a.every((segment, i) => segment.
   documents.forEach(({ blob, content }, index) => builds[index % 2].add(`f${index}`, content, blob));
   const stats = await Promise.all(builds.map((build) => build.finish()));
   findings.builds = { blobs: stats.reduce((sum, s) => sum + s.blobs, 0), segments: stats.map((s) => s.segments), saved: (await store.segmentsOf(documents.map((d) => d.blob))).size };
+
+  // 4. Idle, the thread ends on its own — never while a build has documents in it — and the next build starts another.
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 1_500));
+  const open = thread.sink();
+  for (const { blob, content } of documents) open.add(blob, content);
+  await pause();
+  findings.keptForOpenBuild = same(await open.finish(), expected);
+  await pause();
+  findings.endedWhenIdle = thread.worker === undefined;
+  const again = thread.sink();
+  for (const { blob, content } of documents) again.add(blob, content);
+  findings.restarted = same(await again.finish(), expected) && thread.worker !== undefined;
   await thread.close();
   console.log(JSON.stringify(findings));
 })().catch((error) => {

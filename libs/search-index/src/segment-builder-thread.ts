@@ -31,6 +31,9 @@ export const inThreadSegments: SegmentSinks = () => new SegmentSeries();
  */
 export const MAX_BYTES_BEHIND = 8 * 1024 * 1024;
 
+/** How long the thread may sit idle before it is ended (the next build starts another in ~30 ms). */
+const IDLE_MS = 1_000;
+
 /**
  * The compiled thread (after `npm run build`). Run from source (jest), there is none and segments
  * are built on the caller's thread: a thread started from source loads the TypeScript compiler, a
@@ -56,6 +59,9 @@ export class SegmentThread {
   private readonly waiting = new Map<number, { resolve: (segments: BuiltSegment[]) => void; reject: (error: Error) => void }>();
   /** Bytes posted to the thread and not yet reported indexed. */
   private behind = 0;
+  /** Builds with documents in the thread, not finished yet: the thread holds their state. */
+  private readonly open = new Set<number>();
+  private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly maxBytesBehind = MAX_BYTES_BEHIND,
@@ -71,6 +77,7 @@ export class SegmentThread {
     // A copy the thread owns (the caller's buffer may be a slice of a larger one it reuses).
     const copy = new Uint8Array(content);
     this.behind += copy.byteLength;
+    this.open.add(build);
     this.start().postMessage({ type: 'add', build, blob, content: copy } satisfies SegmentThreadRequest, [copy.buffer]);
     return true;
   }
@@ -79,6 +86,7 @@ export class SegmentThread {
     return new Promise((resolve, reject) => {
       const request = this.nextRequest++;
       this.waiting.set(request, { resolve, reject });
+      this.open.delete(build);
       const worker = this.start();
       worker.ref();
       worker.postMessage({ type: 'finish', build, request } satisfies SegmentThreadRequest);
@@ -92,7 +100,20 @@ export class SegmentThread {
     if (worker) await worker.terminate();
   }
 
+  /**
+   * An idle thread is ended after IDLE_MS: its isolate and what its builds left (~20 MB) would
+   * otherwise stay resident through the rest of the scan (assembly, the manifest) and after it.
+   */
+  private scheduleIdleEnd(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.open.size === 0 && this.waiting.size === 0) void this.close();
+    }, IDLE_MS);
+    this.idleTimer.unref();
+  }
+
   private start(): Worker {
+    clearTimeout(this.idleTimer);
     if (this.worker) return this.worker;
     // Its own heap holds little (the pairs are typed arrays): a small young generation keeps its garbage small too.
     const worker = new Worker(this.entry as string, { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
@@ -105,6 +126,7 @@ export class SegmentThread {
       const waiting = this.waiting.get(reply.request);
       this.waiting.delete(reply.request);
       if (this.waiting.size === 0) worker.unref();
+      if (this.waiting.size === 0 && this.open.size === 0) this.scheduleIdleEnd();
       if (!waiting) return;
       if ('error' in reply) waiting.reject(new Error(`segment thread: ${reply.error}`));
       else waiting.resolve(reply.segments.map((segment) => ({ ...segment, data: Buffer.from(segment.data.buffer, segment.data.byteOffset, segment.data.byteLength) })));
@@ -114,6 +136,7 @@ export class SegmentThread {
       if (this.worker !== worker) return;
       this.worker = undefined;
       this.behind = 0;
+      this.open.clear();
       for (const waiting of this.waiting.values()) waiting.reject(error);
       this.waiting.clear();
     };

@@ -69,6 +69,9 @@ export class SegmentBuilder {
   private pairCount = 0;
   textBytes = 0;
 
+  /** @param capacityHint pairs this builder is expected to hold at most (its series' cap): growth stops there. */
+  constructor(private readonly capacityHint = Number.MAX_SAFE_INTEGER) {}
+
   get size(): number {
     return this.docs.length;
   }
@@ -94,7 +97,10 @@ export class SegmentBuilder {
     this.textBytes += content.length;
     const trigrams = this.collector.collect(content);
     if (this.pairCount + trigrams.length > this.pairTrigrams.length) {
-      const capacity = Math.max(this.pairTrigrams.length * 2, this.pairCount + trigrams.length);
+      // Doubling, but never past what the series will seal at (a doubling from 4.2 M pairs to
+      // 8.4 M took 75 MB for a segment sealed a document later).
+      const needed = this.pairCount + trigrams.length;
+      const capacity = Math.max(needed, Math.min(this.pairTrigrams.length * 2, this.capacityHint));
       const grownTrigrams = new Uint32Array(capacity);
       grownTrigrams.set(this.pairTrigrams.subarray(0, this.pairCount));
       this.pairTrigrams = grownTrigrams;
@@ -129,8 +135,13 @@ export class SegmentBuilder {
     const docCount = this.docs.length;
     const tableAt = HEADER_BYTES + docCount * DOC_BYTES;
     const postingsAt = tableAt + trigramCount * 8 + 4;
-    // At most 3 bytes a posting (16-bit deltas); trimmed after.
-    const data = Buffer.allocUnsafe(postingsAt + count * 3);
+    // The postings' exact size first, so the segment is written once into a buffer of its size.
+    let postingsBytes = 0;
+    for (let index = 0; index < count; index++) {
+      const delta = index === 0 || trigrams[index] !== trigrams[index - 1] ? docs[index] : docs[index] - docs[index - 1];
+      postingsBytes += delta < 0x80 ? 1 : delta < 0x4000 ? 2 : 3;
+    }
+    const data = Buffer.alloc(postingsAt + postingsBytes);
     const table = new DataView(data.buffer, data.byteOffset + tableAt, trigramCount * 8 + 4);
     let written = 0;
     let slot = -1;
@@ -168,7 +179,7 @@ export class SegmentBuilder {
     for (const { size } of this.docs) at = data.writeUInt32LE(size, at);
     for (const { kind } of this.docs) at = data.writeUInt8(kind, at);
     const id = createHash('sha1').update([...blobs].sort().join('\n')).digest('hex');
-    return { id, data: Buffer.from(data.subarray(0, postingsAt + written)), blobs, textBytes: this.textBytes };
+    return { id, data, blobs, textBytes: this.textBytes };
   }
 }
 
@@ -177,9 +188,10 @@ export class SegmentBuilder {
  * segment is sealed and the next documents start another. Typical code has ~0.1 pair per byte
  * (48 MB of text ≈ 5 M pairs), but generated register headers (Linux's AMD `asic_reg`, 10–24 MB
  * each) hold a new identifier on nearly every line, and a shard of them made a worker peak at
- * 700 MB.
+ * 700 MB. At 2 M a builder holds 12 MB of pairs (24 MB while it sorts); the kernel's index has
+ * ~70 segments instead of ~40, and a selective query reads a few KB more per segment.
  */
-export const MAX_SEGMENT_PAIRS = 4_000_000;
+export const MAX_SEGMENT_PAIRS = 2_000_000;
 
 /**
  * Segments built one after another from a stream of documents: a segment is sealed when its
@@ -187,12 +199,14 @@ export const MAX_SEGMENT_PAIRS = 4_000_000;
  * plus the sealed segments' encoded bytes (about a tenth of their text).
  */
 export class SegmentSeries {
-  private builder = new SegmentBuilder();
+  private builder: SegmentBuilder;
   private readonly sealed: BuiltSegment[] = [];
   private docs = 0;
   textBytes = 0;
 
-  constructor(private readonly maxPairs = MAX_SEGMENT_PAIRS) {}
+  constructor(private readonly maxPairs = MAX_SEGMENT_PAIRS) {
+    this.builder = new SegmentBuilder(maxPairs);
+  }
 
   /** Documents in all its segments. */
   get size(): number {
@@ -210,14 +224,14 @@ export class SegmentSeries {
     this.textBytes += this.builder.textBytes - textBefore;
     if (this.builder.pairs >= this.maxPairs || this.builder.full) {
       this.sealed.push(this.builder.finish());
-      this.builder = new SegmentBuilder();
+      this.builder = new SegmentBuilder(this.maxPairs);
     }
   }
 
   finish(): BuiltSegment[] {
     const segments = this.builder.size > 0 ? [...this.sealed, this.builder.finish()] : [...this.sealed];
     this.sealed.length = 0;
-    this.builder = new SegmentBuilder();
+    this.builder = new SegmentBuilder(this.maxPairs);
     return segments;
   }
 }

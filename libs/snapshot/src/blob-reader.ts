@@ -19,7 +19,8 @@ export class BlobReader {
   private readonly queue: Pending[] = [];
   private head = 0;
   private pending: Buffer = Buffer.alloc(0);
-  private body: { size: number; parts: Buffer[]; have: number } | undefined;
+  /** The blob being received across chunks: its content so far (`have` counts the trailing newline too). */
+  private body: { size: number; content: Buffer; have: number } | undefined;
   private stderr = '';
 
   constructor(
@@ -131,17 +132,16 @@ export class BlobReader {
     for (;;) {
       if (this.body) {
         const body = this.body;
-        const need = body.size + 1 - body.have; // content, then a newline
-        if (data.length < need) {
-          body.parts.push(data);
-          body.have += data.length;
-          return;
-        }
-        body.parts.push(data.subarray(0, need));
-        data = data.subarray(need);
+        // The content, then a newline (not copied: `content` is exactly the blob's size).
+        const need = body.size + 1 - body.have;
+        const take = Math.min(need, data.length);
+        const contentBytes = Math.min(take, body.size - body.have);
+        if (contentBytes > 0) data.copy(body.content, body.have, 0, contentBytes);
+        body.have += take;
+        data = data.subarray(take);
+        if (body.have <= body.size) return; // the chunk ended inside the blob
         this.body = undefined;
-        const whole = body.parts.length === 1 ? body.parts[0] : Buffer.concat(body.parts, body.size + 1);
-        this.next().deliver(whole.subarray(0, body.size));
+        this.next().deliver(body.content);
         continue;
       }
       const newline = data.indexOf(0x0a);
@@ -156,7 +156,16 @@ export class BlobReader {
         continue;
       }
       const size = Number(header.slice(header.lastIndexOf(' ') + 1));
-      this.body = { size, parts: [], have: 0 };
+      if (data.length > size) {
+        // Whole in this chunk (most blobs): a view of it, no copy.
+        const content = data.subarray(0, size);
+        data = data.subarray(size + 1);
+        this.next().deliver(content);
+        continue;
+      }
+      // Spread over chunks: one buffer of its size, filled as they arrive (collecting the chunks
+      // and concatenating them held a large blob twice: 48 MB for Linux's largest header).
+      this.body = { content: Buffer.allocUnsafe(size), have: 0, size };
     }
   }
 
