@@ -28,7 +28,7 @@ import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
 import { ensureLinuxTree } from './linux-tree';
 import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix, deletePrefixKeys } from './support';
-import { RECOMMENDED_WORKER_MEMORY, describeWorkerMemory, peakRssMB } from './support';
+import { CpuMeter, RECOMMENDED_WORKER_MEMORY, cpuSecondsOf, describeCpuSeconds, describeWorkerMemory, peakRssMB, scanCpuTargets } from './support';
 
 const DATABASE_URL = BENCH_DATABASE_URL.replace(/\/[^/]*$/, '/quarry_bench_code_index');
 const REPOMIX = path.resolve(__dirname, '..', '..', 'node_modules/repomix/bin/repomix.cjs');
@@ -55,6 +55,8 @@ export interface CodeIndexWorkersRow {
   /** MB of source indexed per second per worker (the whole scan's wall time). */
   mbpsPerWorker: number;
   peakRssMB: number[];
+  /** CPU seconds per group of processes during the scan with the code index (support.ts, scanCpuTargets). */
+  cpuSeconds: Record<string, number>;
 }
 
 export interface CodeIndexWorkersReport {
@@ -161,7 +163,10 @@ export async function runCodeIndexWorkersBench(options: { whole?: boolean; whole
       const factsOnly = await job('scan', { source: scanSource, codeIndex: false });
       await empty();
       console.log(`  ${count} worker(s): scanning ${source.git} @ ${scanned} with the code index`);
+      const meter = new CpuMeter(scanCpuTargets(workers, gateway.handle.pid));
+      meter.start();
       const { ms, result } = await job('scan', { source: scanSource });
+      const cpuSeconds = cpuSecondsOf(meter.stop().cpuMs);
       const totals = JSON.stringify([result.tokens, result.symbols]);
       reference ??= totals;
       if (totals !== reference) report.totalsMatch = false;
@@ -175,9 +180,11 @@ export async function runCodeIndexWorkersBench(options: { whole?: boolean; whole
         definitions: result.symbols.definitions,
         mbpsPerWorker: megabytes / (ms / 1000) / count,
         peakRssMB: workers.map(peakRssMB),
+        cpuSeconds,
       };
       report.rows.push(row);
       console.log(`    ${(ms / 1000).toFixed(1)} s (facts only: ${(factsOnly.ms / 1000).toFixed(1)} s), ${row.shards} shards, ${row.workersSeen} workers took part, ${row.mbpsPerWorker.toFixed(2)} MB/s per worker, ${row.tokens.toLocaleString('en-US')} tokens, ${row.definitions.toLocaleString('en-US')} definitions, peak RSS ${row.peakRssMB.join(' / ')} MB`);
+      console.log(`    ${describeCpuSeconds(cpuSeconds, ms)}`);
       if (count === 2) survivors = workers;
       else await Promise.all(workers.map((worker) => worker.stop(10_000)));
     }

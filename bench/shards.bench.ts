@@ -27,7 +27,7 @@ import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
 import { ensureLinuxTree } from './linux-tree';
 import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix, deletePrefixKeys } from './support';
-import { CpuMeter, RECOMMENDED_WORKER_MEMORY, describeWorkerMemory, peakRssMB, pidsByName, type CpuTargets } from './support';
+import { CpuMeter, RECOMMENDED_WORKER_MEMORY, cpuSecondsOf, describeCpuSeconds, describeWorkerMemory, peakRssMB, scanCpuTargets } from './support';
 
 const run = promisify(execFile);
 /** A database of this bench's own: it empties blob_facts between runs. */
@@ -87,14 +87,6 @@ export async function runShardsBench(options: { four?: boolean } = {}): Promise<
       const response = await fetch(gateway.url + route, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
       return response.json() as Promise<any>;
     };
-    const cpuTargets = (workers: ChildHandle[]): CpuTargets => ({
-      workers: () => workers.map((worker) => worker.pid),
-      "workers' git": () => workers.map((worker) => ({ pid: worker.pid, part: 'children' as const })),
-      'git server': () => [{ pid: process.pid, part: 'children' as const }],
-      postgres: () => pidsByName('postgres'),
-      redis: () => pidsByName('redis-server'),
-      gateway: () => [{ pid: gateway.handle.pid, part: 'all' as const }],
-    });
     const scan = async (input: unknown) => {
       const started = performance.now();
       const { id } = await api('POST', '/v1/jobs', { kind: 'scan', input });
@@ -124,16 +116,16 @@ export async function runShardsBench(options: { four?: boolean } = {}): Promise<
       await pg.query('TRUNCATE blob_facts');
       const workers = await startWorkers(count, `n${count}`);
       console.log(`  ${count} worker(s): scanning ${url}`);
-      const meter = new CpuMeter(cpuTargets(workers));
+      const meter = new CpuMeter(scanCpuTargets(workers, gateway.handle.pid));
       meter.start();
       const { ms, result } = await scan({ source: { git: url }, codeIndex: false });
-      const cpuSeconds = Object.fromEntries(Object.entries(meter.stop().cpuMs).map(([name, value]) => [name, Math.round(value / 100) / 10]));
+      const cpuSeconds = cpuSecondsOf(meter.stop().cpuMs);
       const counts = JSON.stringify([result.files, result.bytes, result.lines, result.languages]);
       reference ??= counts;
       if (counts !== reference) report.countsMatch = false;
       report.rows.push({ workers: count, ms, shards: result.shards, workersSeen: result.workers, files: result.files, peakRssMB: workers.map(peakRssMB), cpuSeconds });
       console.log(`    ${(ms / 1000).toFixed(1)} s, ${result.shards} shards, ${result.workers} workers took part`);
-      console.log(`    CPU s: ${Object.entries(cpuSeconds).map(([name, value]) => `${name} ${value}`).join(', ')}`);
+      console.log(`    ${describeCpuSeconds(cpuSeconds, ms)}`);
       if (count === 2) survivors = workers;
       else await Promise.all(workers.map((worker) => worker.stop(10_000)));
     }

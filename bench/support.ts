@@ -19,7 +19,7 @@ export const BENCH_REDIS_URL = process.env.QUARRY_BENCH_REDIS_URL ?? 'redis://12
  */
 export const RECOMMENDED_WORKER_MEMORY: Record<string, string> = process.env.QUARRY_BENCH_DEFAULT_MEMORY
   ? {}
-  : { NODE_OPTIONS: '--max-old-space-size=192', MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' };
+  : { NODE_OPTIONS: '--max-old-space-size=192 --max-semi-space-size=4', MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' };
 
 export function describeWorkerMemory(): string {
   const settings = Object.entries(RECOMMENDED_WORKER_MEMORY).map(([key, value]) => `${key}=${value}`);
@@ -218,6 +218,32 @@ export function describeQuiet(wait: QuietWait): string {
   return wait.quiet
     ? `machine quiet before the run (${wait.busyCores.toFixed(2)} busy cores; waited ${(wait.waitedMs / 1000).toFixed(1)} s)`
     : `machine NOT quiet before the run: ${wait.busyCores.toFixed(2)} busy cores after waiting ${(wait.waitedMs / 1000).toFixed(0)} s (other users' load)`;
+}
+
+/**
+ * The groups a scan's CPU goes to: the workers (their Node threads), the git processes they ran
+ * (fetch, index-pack, cat-file: reaped children), the git server this bench process runs (its
+ * children), Postgres, Redis and the gateway.
+ */
+export function scanCpuTargets(workers: ReadonlyArray<{ pid: number }>, gatewayPid: number): CpuTargets {
+  return {
+    workers: () => workers.map((worker) => worker.pid),
+    "workers' git": () => workers.map((worker) => ({ pid: worker.pid, part: 'children' as const })),
+    'git server': () => [{ pid: process.pid, part: 'children' as const }],
+    postgres: () => pidsByName('postgres'),
+    redis: () => pidsByName('redis-server'),
+    gateway: () => [{ pid: gatewayPid, part: 'all' as const }],
+  };
+}
+
+/** "workers 24.1, workers' git 12.2, …" in CPU seconds, one decimal. */
+export function cpuSecondsOf(cpuMs: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(cpuMs).map(([name, value]) => [name, Math.round(value / 100) / 10]));
+}
+
+export function describeCpuSeconds(seconds: Record<string, number>, wallMs: number): string {
+  const busy = seconds.machine / (wallMs / 1000);
+  return `CPU s: ${Object.entries(seconds).map(([name, value]) => `${name} ${value}`).join(', ')} (machine ${busy.toFixed(2)} cores busy)`;
 }
 
 /**

@@ -53,6 +53,11 @@ describe('quarry up', () => {
     await waitFor(() => output.includes('quarry is up'), 30_000, `quarry up to start; output so far:\n${output}`);
     expect(output).toContain(`started private Redis on redis://127.0.0.1:${redisPort}`);
     expect(output).toContain(`http://127.0.0.1:${port}`);
+    // Its worker runs with the memory settings of README's "Worker memory".
+    const workers = childrenOf(up.pid as number).filter((pid) => commandLine(pid).includes('worker'));
+    expect(workers).toHaveLength(1);
+    expect(commandLine(workers[0])).toContain('--max-semi-space-size=4');
+    expect(fs.readFileSync(`/proc/${workers[0]}/environ`, 'utf8').split('\0')).toEqual(expect.arrayContaining(['MALLOC_ARENA_MAX=2', 'MALLOC_MMAP_THRESHOLD_=65536']));
 
     const scan = spawnSync(process.execPath, [BIN, 'scan', root, '--server', `http://127.0.0.1:${port}`, '--json'], { encoding: 'utf8', timeout: 30_000 });
     expect(scan.status).toBe(0);
@@ -119,3 +124,20 @@ describe('private services for quarry up', () => {
     expect(await redisAnswers(url)).toBe(false);
   });
 });
+
+/** Pids whose parent is `parent` (from /proc). */
+function childrenOf(parent: number): number[] {
+  return fs.readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent ? [Number(entry)] : [];
+    } catch {
+      return []; // gone
+    }
+  });
+}
+
+function commandLine(pid: number): string {
+  return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+}

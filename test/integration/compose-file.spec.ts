@@ -30,6 +30,7 @@ describe('docker-compose.yml', () => {
   it('starts workers with the recommended memory settings (README, "Worker memory")', () => {
     const env = compose.services.worker.environment;
     expect(env.NODE_OPTIONS).toMatch(/--max-old-space-size=\d+/);
+    expect(env.NODE_OPTIONS).toMatch(/--max-semi-space-size=4\b/);
     expect(env.MALLOC_ARENA_MAX).toBe('2');
     expect(env.MALLOC_MMAP_THRESHOLD_).toBe('65536');
   });
