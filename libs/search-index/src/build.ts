@@ -127,6 +127,12 @@ export interface IndexCommitOptions extends IndexBuildOptions {
   files?: readonly CommitFile[];
   /** Bytes of text among these distinct blobs, when the caller knows them (a scan's blob facts); else measured through the snapshot. */
   textBytes?: (blobs: readonly string[]) => Promise<number>;
+  /**
+   * The segments of the commit's blobs as the store knew them before (`store.segmentsOf`, started
+   * while the scan ran): only the blobs it lacks are looked up again — those the scan's shards
+   * have indexed since, and those no segment holds yet.
+   */
+  segmentsBefore?: Promise<Map<string, string>>;
 }
 
 /**
@@ -142,7 +148,11 @@ export async function indexCommit(snapshot: Snapshot, store: SearchIndexStore, o
   if (existing) return existing;
   const files = options.files ?? (await listCommit(snapshot, signal));
   const blobs = [...new Set(files.map((file) => file.blob))];
-  const segmentOf = await store.segmentsOf(blobs);
+  const segmentOf = options.segmentsBefore ? await options.segmentsBefore : await store.segmentsOf(blobs);
+  if (options.segmentsBefore) {
+    const lacking = blobs.filter((blob) => !segmentOf.has(blob));
+    if (lacking.length > 0) for (const [blob, segment] of await store.segmentsOf(lacking)) segmentOf.set(blob, segment);
+  }
   const uncovered = new Map<string, CommitFile>();
   for (const file of files) if (!segmentOf.has(file.blob) && !uncovered.has(file.blob)) uncovered.set(file.blob, file);
   if (uncovered.size > 0) {

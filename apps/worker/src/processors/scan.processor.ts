@@ -54,6 +54,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
         context.signal,
         async () => {
           let assembled: { files: ReadonlyArray<{ path: string; blob: string }>; facts: ReadonlyMap<string, FileMeasure> } | undefined;
+          let segmentsBefore: Promise<Map<string, string>> | undefined;
           const result = await shardedScan(snapshot, {
             store: this.facts,
             executor: snapshot.kind === 'git' ? this.shards.executorFor(context.jobId, snapshot.source, derive !== undefined) : this.directoryExecutor(snapshot, derive),
@@ -65,6 +66,12 @@ export class ScanProcessor implements JobHandler<'scan'> {
             onProgress: (progress) => context.progress(progress),
             onAssembled: (files, facts) => {
               assembled = { files, facts };
+            },
+            // The search index's look-up of the commit's segments runs beside the scan.
+            onListed: (blobs) => {
+              if (!indexed(snapshot)) return;
+              segmentsBefore = this.searchIndex.segmentsOf([...blobs]);
+              segmentsBefore.catch(() => undefined); // awaited by indexCommit
             },
           });
           // A commit's search index: the shards built their blobs' segments; what they did not
@@ -78,6 +85,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
               signal: context.signal,
               files: known?.files,
               textBytes: known && (async (blobs) => textBytesOf(blobs, known.facts)),
+              segmentsBefore,
             });
           }
           return result;
