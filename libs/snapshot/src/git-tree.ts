@@ -6,6 +6,10 @@ export interface TreeFile {
 }
 
 const REGULAR = '100644';
+const SYMLINK = '120000';
+/** The first letter of an entry's type in ls-tree's output. */
+const BLOB = 'b'.charCodeAt(0);
+const COMMIT = 'c'.charCodeAt(0);
 
 class TreeEntry implements WalkEntry {
   constructor(
@@ -58,34 +62,37 @@ export class GitTree {
     const tree = new GitTree();
     const text = output.toString('utf8');
     let start = 0;
+    // ls-tree lists a directory's files together: its entries are looked up once per run of them.
+    let lastDirectory: string | undefined;
+    let lastEntries: TreeEntry[] = [];
     while (start < text.length) {
       const end = text.indexOf('\0', start);
       const stop = end === -1 ? text.length : end;
-      // <mode> SP <type> SP <oid> TAB <path>
+      // <mode> SP <type> SP <oid> TAB <path>; the mode and type are compared in place, not sliced.
       const tab = text.indexOf('\t', start);
-      const mode = text.slice(start, start + 6);
-      const type = text.slice(start + 7, text.indexOf(' ', start + 7));
-      const oid = text.slice(tab - 40, tab);
-      tree.add(text.slice(tab + 1, stop), mode, type, oid);
+      const path = text.slice(tab + 1, stop);
+      const slash = path.lastIndexOf('/');
+      const directory = slash === -1 ? '' : path.slice(0, slash);
+      if (directory !== lastDirectory) {
+        lastDirectory = directory;
+        lastEntries = tree.entriesOf(directory);
+      }
+      const name = path.slice(slash + 1);
+      const type = text.charCodeAt(start + 7);
+      if (type === COMMIT) {
+        tree.ensureDirectory(path);
+        lastEntries.push(new TreeEntry(name, 'directory'));
+      } else if (type === BLOB) {
+        const oid = text.slice(tab - 40, tab);
+        tree.oids.set(path, oid);
+        const regular = text.startsWith(REGULAR, start);
+        if (!regular) tree.modes.set(path, text.slice(start, start + 6));
+        if (name === '.gitignore') tree.ignoreFiles.push(oid);
+        lastEntries.push(new TreeEntry(name, !regular && text.startsWith(SYMLINK, start) ? 'symlink' : 'file'));
+      }
       start = stop + 1;
     }
     return tree;
-  }
-
-  private add(path: string, mode: string, type: string, oid: string): void {
-    const slash = path.lastIndexOf('/');
-    const directory = slash === -1 ? '' : path.slice(0, slash);
-    const name = path.slice(slash + 1);
-    if (type === 'commit') {
-      this.ensureDirectory(path);
-      this.entriesOf(directory).push(new TreeEntry(name, 'directory'));
-      return;
-    }
-    if (type !== 'blob') return;
-    this.oids.set(path, oid);
-    if (mode !== REGULAR) this.modes.set(path, mode);
-    if (name === '.gitignore') this.ignoreFiles.push(oid);
-    this.entriesOf(directory).push(new TreeEntry(name, mode === '120000' ? 'symlink' : 'file'));
   }
 
   private entriesOf(directory: string): TreeEntry[] {
