@@ -18,7 +18,8 @@ const same = (a, b) => a.length === b.length && a.every((segment, i) => segment.
 
 (async () => {
   const findings = {};
-  const thread = new SegmentThread();
+  // Ended after 1 s idle here (10 s in a worker), so the check below need not wait long.
+  const thread = new SegmentThread(undefined, undefined, 1_000);
   // 1. The thread's segments equal a series built here, though the caller reuses its buffer at once.
   const here = new SegmentSeries();
   const there = thread.sink();

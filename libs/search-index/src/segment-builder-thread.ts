@@ -31,8 +31,12 @@ export const inThreadSegments: SegmentSinks = () => new SegmentSeries();
  */
 export const MAX_BYTES_BEHIND = 8 * 1024 * 1024;
 
-/** How long the thread may sit idle before it is ended (the next build starts another in ~30 ms). */
-const IDLE_MS = 1_000;
+/**
+ * How long the thread may sit idle before it is ended. Longer than a scan's gaps between shards
+ * (fetching the next shard's blobs): a thread started again compiles its extraction loop again,
+ * and ending it after 1 s idle cost a kernel scan 4 s of CPU.
+ */
+export const IDLE_MS = 10_000;
 
 /**
  * The compiled thread (after `npm run build`). Run from source (jest), there is none and segments
@@ -66,6 +70,7 @@ export class SegmentThread {
   constructor(
     private readonly maxBytesBehind = MAX_BYTES_BEHIND,
     private readonly entry = compiledThread(),
+    private readonly idleMs = IDLE_MS,
   ) {}
 
   /** The sink of one new set of segments: in the thread, or here when there is no compiled thread to start. */
@@ -101,14 +106,14 @@ export class SegmentThread {
   }
 
   /**
-   * An idle thread is ended after IDLE_MS: its isolate and what its builds left (~20 MB) would
-   * otherwise stay resident through the rest of the scan (assembly, the manifest) and after it.
+   * An idle thread is ended after `idleMs` (IDLE_MS): its isolate and what its builds left
+   * (~20 MB) would otherwise stay resident in a worker between scans.
    */
   private scheduleIdleEnd(): void {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       if (this.open.size === 0 && this.waiting.size === 0) void this.close();
-    }, IDLE_MS);
+    }, this.idleMs);
     this.idleTimer.unref();
   }
 
