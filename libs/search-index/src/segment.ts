@@ -188,10 +188,10 @@ export class SegmentBuilder {
  * segment is sealed and the next documents start another. Typical code has ~0.1 pair per byte
  * (48 MB of text ≈ 5 M pairs), but generated register headers (Linux's AMD `asic_reg`, 10–24 MB
  * each) hold a new identifier on nearly every line, and a shard of them made a worker peak at
- * 700 MB. (At 2 M the kernel's index had 100 segments instead of ~40 and a worker's peak did not
- * move: measured and dropped.)
+ * 700 MB. At 2 M a builder holds 12 MB of pairs (24 MB while it sorts); the kernel's index has
+ * ~100 segments instead of ~70, and a selective query reads a few KB more per segment.
  */
-export const MAX_SEGMENT_PAIRS = 4_000_000;
+export const MAX_SEGMENT_PAIRS = 2_000_000;
 
 /**
  * Segments built one after another from a stream of documents: a segment is sealed when its
