@@ -142,15 +142,22 @@ describe('the dashboard', () => {
   describe('a running job watched from two pages', () => {
     let stack: TestStack;
     let root: string;
+    const pages: Page[] = [];
     beforeAll(async () => {
       root = makeTree({ 'a.ts': 'export {};\n' });
       stack = await TestStack.start({ workspaceRoots: [root] }, { processors: [EndlessScanProcessor] });
     });
-    afterAll(() => stack.close());
+    // The pages go first: their sockets and polls to the restarted gateway held its close (and
+    // the hook's 60 s) on a loaded CI machine.
+    afterAll(async () => {
+      for (const page of pages) await page.context().close().catch(() => undefined);
+      await stack.close();
+    }, 90_000);
 
     it('shows the same live progress on a second page, cancels, and resynchronises after a gateway restart', async () => {
       const watcher = await openPage(stack.url);
       const page = await openPage(stack.url);
+      pages.push(watcher, page);
       const id = await submitScan(page, root);
 
       // The second page learns of the job without reloading (poll), then follows it live (socket).
