@@ -28,7 +28,7 @@ import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
 import { ensureLinuxTree } from './linux-tree';
 import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix, deletePrefixKeys } from './support';
-import { CpuMeter, RECOMMENDED_WORKER_MEMORY, cpuSecondsOf, describeCpuSeconds, describeWorkerMemory, peakRssMB, scanCpuTargets } from './support';
+import { CpuMeter, RECOMMENDED_WORKER_MEMORY, cpuSecondsOf, describeCpuSeconds, describeWorkerMemory, peakRssMB, scanCpuTargets, jobPollInterval } from './support';
 
 const DATABASE_URL = BENCH_DATABASE_URL.replace(/\/[^/]*$/, '/quarry_bench_code_index');
 const REPOMIX = path.resolve(__dirname, '..', '..', 'node_modules/repomix/bin/repomix.cjs');
@@ -141,7 +141,7 @@ export async function runCodeIndexWorkersBench(options: { whole?: boolean; whole
       const done = await pollUntil(async () => {
         const view = await api('GET', `/v1/jobs/${id}`);
         return ['succeeded', 'failed', 'cancelled'].includes(view.status) ? view : undefined;
-      }, 60 * 60_000, `${kind} ${id}`, 25);
+      }, 60 * 60_000, `${kind} ${id}`, jobPollInterval);
       const ms = performance.now() - started;
       if (done.status !== 'succeeded') throw new Error(`${kind} ${id} ${done.status}: ${JSON.stringify(done.error)}`);
       return { id, ms, result: done.result };

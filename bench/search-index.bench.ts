@@ -24,7 +24,7 @@ import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
 import { ensureLinuxTree } from './linux-tree';
 import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix, deletePrefixKeys, latencyStats, processCpuMs, type LatencyStats } from './support';
-import { peakRssMB } from './support';
+import { peakRssMB, jobPollInterval } from './support';
 
 const run = promisify(execFile);
 /** A database of this bench's own: it empties the blob and index tables between scans. */
@@ -122,7 +122,7 @@ export async function runSearchIndexBench(): Promise<SearchIndexBenchReport> {
       const job = await pollUntil(async () => {
         const view = await api('GET', `/v1/jobs/${id}`);
         return ['succeeded', 'failed', 'cancelled'].includes(view.status) ? view : undefined;
-      }, 30 * 60_000, `scan ${id}`, 25);
+      }, 30 * 60_000, `scan ${id}`, jobPollInterval);
       const ms = performance.now() - started;
       const cpuMs = (processCpuMs(worker.pid) ?? 0) - cpuBefore;
       if (job.status !== 'succeeded') throw new Error(`scan ${id} ${job.status}: ${JSON.stringify(job.error)}`);

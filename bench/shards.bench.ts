@@ -27,7 +27,7 @@ import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
 import { ensureLinuxTree } from './linux-tree';
 import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix, deletePrefixKeys } from './support';
-import { CpuMeter, RECOMMENDED_WORKER_MEMORY, cpuSecondsOf, describeCpuSeconds, describeWorkerMemory, peakRssMB, scanCpuTargets } from './support';
+import { CpuMeter, RECOMMENDED_WORKER_MEMORY, cpuSecondsOf, describeCpuSeconds, describeWorkerMemory, peakRssMB, scanCpuTargets, jobPollInterval } from './support';
 
 const run = promisify(execFile);
 /** One-file commits re-scanned in a row (the median is reported). */
@@ -97,7 +97,7 @@ export async function runShardsBench(options: { four?: boolean } = {}): Promise<
       const job = await pollUntil(async () => {
         const view = await api('GET', `/v1/jobs/${id}`);
         return ['succeeded', 'failed', 'cancelled'].includes(view.status) ? view : undefined;
-      }, 30 * 60_000, `scan ${id}`, 25);
+      }, 30 * 60_000, `scan ${id}`, jobPollInterval);
       const ms = performance.now() - started;
       if (job.status !== 'succeeded') throw new Error(`scan ${id} ${job.status}: ${JSON.stringify(job.error)}`);
       return { ms, result: job.result };

@@ -324,12 +324,19 @@ export async function withChildLogs<T>(group: ProcessGroup, body: () => Promise<
 }
 
 /** Polls until `check` returns a truthy value; rejects naming `what` after `timeoutMs`. */
-export async function pollUntil<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs: number, what: string, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+/** `everyMs`: a fixed interval, or one chosen from the time waited so far. */
+export async function pollUntil<T>(
+  check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs: number,
+  what: string,
+  everyMs: number | ((waitedMs: number) => number) = 50,
+): Promise<T> {
+  const started = Date.now();
+  const deadline = started + timeoutMs;
   for (;;) {
     const value = await check();
     if (value) return value as T;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
+    await new Promise((resolve) => setTimeout(resolve, typeof everyMs === 'number' ? everyMs : everyMs(Date.now() - started)));
   }
 }
