@@ -13,20 +13,22 @@ import type { FromThread, ThreadProviderOptions, ThreadShardSource, ToThread } f
 /** Threads an in-process scan starts at most (one per core beyond that only adds start-up). */
 export const MAX_SHARD_THREADS = 4;
 
+/** The compiled thread beside this file (dist/). */
+const COMPILED_THREAD = path.join(__dirname, 'shard-thread.js');
+
 /**
- * The compiled thread beside this file (dist/). There is no from-source fallback: a worker thread
- * started inside jest's module sandbox crashes the process (a native addon loaded twice), so the
- * executor is tested from the build (test/e2e/shard-threads.spec.ts).
+ * The compiled thread's file. There is no from-source fallback: a worker thread started inside
+ * jest's module sandbox crashes the process (a native addon loaded twice), so the executor is
+ * tested from the build (test/e2e/shard-threads.spec.ts).
  */
 function threadEntry(): string {
-  const compiled = path.join(__dirname, 'shard-thread.js');
-  if (!existsSync(compiled)) throw new Error(`${compiled} is missing: shard threads run from the compiled build (npm run build)`);
-  return compiled;
+  if (!shardThreadsAvailable()) throw new Error(`${COMPILED_THREAD} is missing: shard threads run from the compiled build (npm run build)`);
+  return COMPILED_THREAD;
 }
 
 /** Whether this process can run shards on threads (it runs the compiled build, not sources under jest). */
 export function shardThreadsAvailable(): boolean {
-  return existsSync(path.join(__dirname, 'shard-thread.js'));
+  return existsSync(COMPILED_THREAD);
 }
 
 /**

@@ -148,11 +148,10 @@ export async function indexCommit(snapshot: Snapshot, store: SearchIndexStore, o
   if (existing) return existing;
   const files = options.files ?? (await listCommit(snapshot, signal));
   const blobs = [...new Set(files.map((file) => file.blob))];
-  const segmentOf = options.segmentsBefore ? await options.segmentsBefore : await store.segmentsOf(blobs);
-  if (options.segmentsBefore) {
-    const lacking = blobs.filter((blob) => !segmentOf.has(blob));
-    if (lacking.length > 0) for (const [blob, segment] of await store.segmentsOf(lacking)) segmentOf.set(blob, segment);
-  }
+  // Without a look-up started before, every blob is lacking: one look-up either way.
+  const segmentOf = (await options.segmentsBefore) ?? new Map<string, string>();
+  const lacking = blobs.filter((blob) => !segmentOf.has(blob));
+  if (lacking.length > 0) for (const [blob, segment] of await store.segmentsOf(lacking)) segmentOf.set(blob, segment);
   const uncovered = new Map<string, CommitFile>();
   for (const file of files) if (!segmentOf.has(file.blob) && !uncovered.has(file.blob)) uncovered.set(file.blob, file);
   if (uncovered.size > 0) {

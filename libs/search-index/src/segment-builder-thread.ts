@@ -112,13 +112,18 @@ export class SegmentThread {
   private scheduleIdleEnd(): void {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
       if (this.open.size === 0 && this.waiting.size === 0) void this.close();
     }, this.idleMs);
     this.idleTimer.unref();
   }
 
   private start(): Worker {
-    clearTimeout(this.idleTimer);
+    // Called per document: the timer is cleared only when one is set.
+    if (this.idleTimer) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = undefined;
+    }
     if (this.worker) return this.worker;
     // Its own heap holds little (the pairs are typed arrays): a small young generation keeps its garbage small too.
     const worker = new Worker(this.entry as string, { resourceLimits: { maxYoungGenerationSizeMb: 4 } });

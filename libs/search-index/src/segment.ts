@@ -97,8 +97,8 @@ export class SegmentBuilder {
     this.textBytes += content.length;
     const trigrams = this.collector.collect(content);
     if (this.pairCount + trigrams.length > this.pairTrigrams.length) {
-      // Doubling, but never past what the series will seal at (a doubling from 4.2 M pairs to
-      // 8.4 M took 75 MB for a segment sealed a document later).
+      // Doubling, but never past what the series will seal at (doubling 4.2 M pairs to 8.4 M
+      // would allocate 75 MB for a segment sealed a document later).
       const needed = this.pairCount + trigrams.length;
       const capacity = Math.max(needed, Math.min(this.pairTrigrams.length * 2, this.capacityHint));
       const grownTrigrams = new Uint32Array(capacity);

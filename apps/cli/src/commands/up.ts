@@ -104,7 +104,7 @@ class WorkerSupervisor {
   private spawnOne(): void {
     const args = ['worker'];
     if (this.options.concurrency) args.push('--concurrency', String(this.options.concurrency));
-    const child = fork(path.join(__dirname, '..', 'main.js'), args, { stdio: 'inherit', env: { ...WORKER_MALLOC, ...process.env }, execArgv: [...process.execArgv, ...WORKER_NODE_FLAGS] });
+    const child = fork(path.join(__dirname, '..', 'main.js'), args, { stdio: 'inherit', env: { ...WORKER_MALLOC, ...process.env }, execArgv: [...process.execArgv, ...workerNodeFlags()] });
     this.children.add(child);
     child.once('exit', (code, signal) => {
       this.children.delete(child);
@@ -122,11 +122,15 @@ class WorkerSupervisor {
 const WORKER_MALLOC = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' };
 
 /**
- * A 4 MB young generation (README, "Worker memory"): dead blob buffers are freed at the next
- * scavenge instead of piling up to ~60 MB before V8 collects. No heap cap here: `quarry up` is
- * for one machine, where a cap would only risk a large job.
+ * A 4 MB young generation (README, "Worker memory"), unless NODE_OPTIONS or this process's own
+ * flags choose one: dead blob buffers are freed at the next scavenge instead of piling up to
+ * ~60 MB before V8 collects. No heap cap here: `quarry up` is for one machine, where a cap would
+ * only risk a large job.
  */
-const WORKER_NODE_FLAGS = ['--max-semi-space-size=4'];
+function workerNodeFlags(): string[] {
+  const chosen = [process.env.NODE_OPTIONS ?? '', ...process.execArgv].some((flags) => flags.includes('--max-semi-space-size'));
+  return chosen ? [] : ['--max-semi-space-size=4'];
+}
 
 function redact(url: string): string {
   const parsed = new URL(url);
