@@ -4,6 +4,11 @@ export interface ShardFile {
   blob?: string;
   /** Bytes, when known before reading (for balancing); else ESTIMATED_FILE_BYTES. */
   bytes?: number;
+  /**
+   * A working-tree file listed with the blob git's index holds for it: the mtime the index
+   * recorded (with `bytes`). The shard trusts that blob only if the file still has both once read.
+   */
+  mtimeMs?: number;
 }
 
 export interface ShardTask {

@@ -1,5 +1,5 @@
 import type { Snapshot } from '@quarry/snapshot';
-import { measureContent, type FileMeasure } from '@quarry/workspace';
+import { measureContent, type ExpectedStat, type FileMeasure } from '@quarry/workspace';
 import { factOf, type BlobFact, type BlobFactStore } from './blob-facts';
 import type { BlobDerivation } from './blob-derivation';
 import type { ShardFile } from './plan';
@@ -74,16 +74,24 @@ export async function runShard(snapshot: Snapshot, files: readonly ShardFile[], 
 
   const indexing = options.index?.start(snapshot, files, signal);
   const known = files.filter((file) => file.blob !== undefined);
+  /** Checkout files not as git's index vouched for them once read (written since): read again below, and hashed. */
+  const moved = new Set<string>();
   if (known.length > 0) {
     const blobOf = new Map(known.map((file) => [file.path, file.blob as string]));
+    // A checkout's file is its listed blob only while it has the stat git's index vouched for it at.
+    const expected = new Map<string, ExpectedStat>();
+    for (const file of known) if (file.mtimeMs !== undefined && file.bytes !== undefined) expected.set(file.path, { bytes: file.bytes, mtimeMs: file.mtimeMs });
     await snapshot.measure(
       known.map((file) => file.path),
-      (path, measure) => add(blobOf.get(path) as string, measure),
-      { signal, onContent: indexing && ((path, content) => indexing.add(path, content)) },
+      (path, measure) => {
+        if (measure.kind === 'unreadable' && expected.has(path)) moved.add(path);
+        else add(blobOf.get(path) as string, measure);
+      },
+      { signal, onContent: indexing && ((path, content) => indexing.add(path, content)), expect: expected.size > 0 ? (path) => expected.get(path) : undefined },
     );
   }
   for (const file of files) {
-    if (file.blob !== undefined) continue;
+    if (file.blob !== undefined && !moved.has(file.path)) continue;
     signal?.throwIfAborted();
     const read = await snapshot.readBlob(file.path);
     if (!read) {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SnapshotProvider, type Snapshot } from '@quarry/snapshot';
@@ -125,6 +125,90 @@ describe('a sharded scan', () => {
     expect(second.blobs).toEqual({ total: 20, processed: 1, reused: 19 });
     expect(second.shards).toBe(1);
     expect(second.lines).toBe(first.lines + 1);
+  });
+});
+
+describe('a sharded scan of a checkout', () => {
+  let work: string;
+  const git = (...args: string[]) => execFileSync('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } }).toString().trim();
+  /** A long-ago mtime: files the index took well before it was written are not "racily clean". */
+  const past = new Date(Date.now() - 3_600_000);
+
+  beforeEach(() => {
+    work = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'quarry-blob-scan-checkout-')));
+    git('init', '-q', '-b', 'main');
+    for (let index = 0; index < 12; index++) {
+      writeFileSync(path.join(work, `f${index}.ts`), `export const v${index} = ${index};\n`);
+      utimesSync(path.join(work, `f${index}.ts`), past, past);
+    }
+    git('add', '.');
+    git('commit', '-q', '-m', 'one');
+  });
+  afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+  /** Scans `work` with a fresh snapshot, counting the files read to learn their blob (hashed). */
+  async function scanCheckout(store: BlobFactStore) {
+    const snapshot = await provider().openLocal(work);
+    snapshot.prepareIdentity();
+    const hashed: string[] = [];
+    const readBlob = snapshot.readBlob.bind(snapshot);
+    snapshot.readBlob = (relative) => (hashed.push(relative), readBlob(relative));
+    const result = await sharded(snapshot, store);
+    return { result, hashed: hashed.sort(), source: await snapshot.identify() };
+  }
+
+  it("takes the blob ids from git's index (nothing hashed), equal to the single-process scan, and a repeat reads nothing", async () => {
+    const store = new MemoryBlobFacts();
+    const recorded: BlobFact[] = [];
+    const spy: BlobFactStore = { lookup: (blobs) => store.lookup(blobs), record: (facts) => (recorded.push(...facts), store.record(facts)) };
+    const first = await scanCheckout(spy);
+    expect(first.hashed).toEqual([]);
+    expect(comparable(first.result)).toEqual(comparable(await scanRepository(work)));
+    expect(recorded.map((fact) => fact.blob).sort()).toEqual(git('ls-files', '--stage').split('\n').map((line) => line.split(' ')[1]).sort());
+    expect(first.source).toEqual({ path: work, ref: null, commit: git('rev-parse', 'HEAD') });
+
+    const again = await scanCheckout(spy);
+    expect(again.hashed).toEqual([]);
+    expect(again.result).toMatchObject({ shards: 0, blobs: { total: 12, processed: 0, reused: 12 } });
+    expect(comparable(again.result)).toEqual(comparable(first.result));
+  });
+
+  it('reads and hashes a file written since the index took it (even at the same size), and an untracked one', async () => {
+    const store = new MemoryBlobFacts();
+    await scanCheckout(store);
+    // Same size, new content and mtime: the index's stat no longer vouches for f3's blob.
+    writeFileSync(path.join(work, 'f3.ts'), 'export const v3 = 9;\n');
+    writeFileSync(path.join(work, 'f4.ts'), 'export const v4 = "longer now";\nexport {};\n');
+    writeFileSync(path.join(work, 'new.ts'), 'export const fresh = 1;\n');
+    const { result, hashed, source } = await scanCheckout(store);
+    expect(hashed).toEqual(['f3.ts', 'f4.ts', 'new.ts']);
+    expect(result.blobs).toEqual({ total: 13, processed: 3, reused: 10 });
+    expect(comparable(result)).toEqual(comparable(await scanRepository(work)));
+    expect(source).toMatchObject({ dirty: true });
+    // The facts stored for the new content are under the new content's ids, not the index's.
+    const ids = ['f3.ts', 'f4.ts', 'new.ts'].map((file) => git('hash-object', file));
+    expect([...(await store.lookup(ids)).keys()].sort()).toEqual([...ids].sort());
+
+    // The same edits on a first scan (nothing known yet): caught after the read, in the shard.
+    const fresh = await scanCheckout(new MemoryBlobFacts());
+    expect(fresh.hashed).toEqual(['f3.ts', 'f4.ts', 'new.ts']);
+    expect(comparable(fresh.result)).toEqual(comparable(result));
+  });
+
+  it('hashes every file when attributes may convert content, or when the index cannot vouch for its stat', async () => {
+    writeFileSync(path.join(work, '.gitattributes'), '* text=auto\n');
+    const converting = await scanCheckout(new MemoryBlobFacts());
+    expect(converting.hashed).toHaveLength(13);
+    rmSync(path.join(work, '.gitattributes'));
+
+    // Files written in the same millisecond as the index, or after it, are "racily clean".
+    const future = new Date(Date.now() + 3_600_000);
+    for (let index = 0; index < 12; index++) utimesSync(path.join(work, `f${index}.ts`), future, future);
+    git('update-index', '--refresh');
+    utimesSync(path.join(work, '.git', 'index'), past, past);
+    const racy = await scanCheckout(new MemoryBlobFacts());
+    expect(racy.hashed).toHaveLength(12);
+    expect(comparable(racy.result)).toEqual(comparable(await scanRepository(work)));
   });
 });
 

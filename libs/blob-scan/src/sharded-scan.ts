@@ -76,11 +76,25 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
   // reading. Kept as two parallel arrays, not a map by path: a re-scan of a kernel tree spends its
   // time on exactly these 78k-entry structures.
   const paths = listing.files;
-  const blobs: Array<string | undefined> = snapshot.listedBlobs?.(paths) ?? new Array<string | undefined>(paths.length).fill(undefined);
-  const listedBlobs = new Set<string>();
-  for (const blob of blobs) if (blob !== undefined) listedBlobs.add(blob);
+  const blobs: Array<string | undefined> = (await snapshot.listedBlobs?.(paths)) ?? new Array<string | undefined>(paths.length).fill(undefined);
+  let listedBlobs = setOf(blobs);
   options.onListed?.(listedBlobs);
   const known = await store.lookup([...listedBlobs]);
+  // A working-tree file listed with git's index blob is trusted without reading only while it
+  // still has the stat the index recorded (one lstat each); a file written since is read as new.
+  // (Those that are read are checked again after reading, in their shard.)
+  if (snapshot.listedStat && snapshot.stillAsListed) {
+    let moved = 0;
+    for (let index = 0; index < paths.length; index++) {
+      const blob = blobs[index];
+      const stat = blob !== undefined && known.has(blob) ? snapshot.listedStat(paths[index]) : undefined;
+      if (stat && !snapshot.stillAsListed(paths[index], stat)) {
+        blobs[index] = undefined;
+        moved++;
+      }
+    }
+    if (moved > 0) listedBlobs = setOf(blobs);
+  }
   const underived = options.derive ? await options.derive.missing(pathsOf(paths, blobs, (blob) => known.has(blob))) : new Set<string>();
 
   const toRead: ShardFile[] = [];
@@ -90,7 +104,8 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
     if (blob === undefined) toRead.push({ path: paths[index] });
     else if ((!known.has(blob) || underived.has(blob)) && !seen.has(blob)) {
       seen.add(blob);
-      toRead.push({ path: paths[index], blob });
+      const stat = snapshot.listedStat?.(paths[index]);
+      toRead.push(stat ? { path: paths[index], blob, bytes: stat.bytes, mtimeMs: stat.mtimeMs } : { path: paths[index], blob });
     }
   }
   const limits = options.limits ?? DEFAULT_SHARD_LIMITS;
@@ -182,6 +197,12 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
  */
 export function derivedWorkLimits(limits: ShardLimits): ShardLimits {
   return { maxFiles: Math.max(1, Math.ceil(limits.maxFiles / 4)), maxBytes: Math.max(1, Math.ceil(limits.maxBytes / 4)) };
+}
+
+function setOf(blobs: ReadonlyArray<string | undefined>): Set<string> {
+  const set = new Set<string>();
+  for (const blob of blobs) if (blob !== undefined) set.add(blob);
+  return set;
 }
 
 function* zip<A, B>(first: readonly A[], second: readonly B[]): Generator<[A, B]> {

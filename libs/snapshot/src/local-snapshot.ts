@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import { lstatSync, readdir as readdirCallback, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readdir as readdirCallback, readFileSync, statSync, type Stats } from 'node:fs';
+import os from 'node:os';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { QuarryError } from '@quarry/contracts';
 import { measureFiles, walkFiles, type FileMeasure, type MeasureFilesOptions, type WalkEntry, type WalkOptions, type WalkResult } from '@quarry/workspace';
+import { attributesMayConvert, parseIndexListing, type IndexedFile } from './git-index';
 import { runGit, type GitEnvironment } from './git-process';
 import type { ResolvedSource, Snapshot, SnapshotEntry } from './snapshot';
 
@@ -48,6 +50,7 @@ export class LocalSnapshot implements Snapshot {
   prepareIdentity(signal?: AbortSignal): void {
     this.git ??= this.gitState(signal);
     this.git.catch(() => undefined); // awaited by identify()
+    this.indexed ??= this.readIndex(signal);
   }
 
   identify(signal?: AbortSignal): Promise<ResolvedSource> {
@@ -67,6 +70,41 @@ export class LocalSnapshot implements Snapshot {
     const blob = blobId(content);
     this.blobs.set(relative, blob);
     return { blob, content };
+  }
+
+  /**
+   * The blob of each listed file as git's index holds it (read beside the walk), for tracked
+   * regular files whose stat the index can vouch for. A caller trusts one only while the file
+   * still has the size and mtime the index recorded (`stillAsListed`): git status's own rule.
+   * Others (untracked, racily clean, a directory outside git, a checkout whose attributes convert
+   * content) are undefined: learnt by reading.
+   */
+  readonly listedBlobs = async (paths: readonly string[]): Promise<Array<string | undefined>> => {
+    this.indexed ??= this.readIndex();
+    const index = await this.indexed;
+    // An untracked .gitattributes applies too (the tracked ones were read with the index).
+    const untrackedAttributes = index && paths.filter((relative) => isAttributesFile(relative) && !index.has(relative));
+    this.index = untrackedAttributes?.some((relative) => attributesMayConvert(readText(path.join(this.root, relative)))) ? undefined : index;
+    return paths.map((relative) => this.index?.get(relative)?.blob);
+  };
+  private indexed: Promise<Map<string, IndexedFile> | undefined> | undefined;
+  private index: Map<string, IndexedFile> | undefined;
+
+  /** The size and mtime the index recorded for a file whose blob it vouches for (see `stillAsListed`). */
+  listedStat(relative: string): { bytes: number; mtimeMs: number } | undefined {
+    const file = this.index?.get(relative);
+    return file && { bytes: file.bytes, mtimeMs: file.mtimeMs };
+  }
+
+  /**
+   * Whether a file listed with the index's blob still has the size and mtime the index recorded
+   * when it took that blob: then its bytes are that blob's, as `git status` would judge. Checked
+   * after reading a file (so a write during the scan is seen) or instead of reading it (its blob's
+   * facts are known). A file that moved is read again and hashed.
+   */
+  stillAsListed(relative: string, listed: { bytes: number; mtimeMs: number }): boolean {
+    const stats = probe(this.absolute(relative));
+    return !!stats && stats.isFile() && stats.size === listed.bytes && Math.floor(stats.mtimeMs) === listed.mtimeMs;
   }
 
   learnBlobs(entries: Iterable<readonly [path: string, blob: string]>): void {
@@ -173,13 +211,8 @@ export class LocalSnapshot implements Snapshot {
 
   /** HEAD and the changed or untracked files, when the root is a checkout's top; else undefined. */
   private async gitState(signal?: AbortSignal): Promise<{ head: string; changed: string[] } | undefined> {
-    // A checkout's top has a .git entry (a directory with HEAD, or a worktree's gitdir file):
-    // anything else is answered without starting git, whose process start is most of a small
-    // scan's cost. One `git status` then gives both HEAD and the changes.
-    // Probed synchronously and without exceptions: two metadata look-ups, mostly misses.
-    const dotGit = probe(path.join(this.root, '.git'));
-    if (!dotGit) return undefined;
-    if (dotGit.isDirectory() && !probe(path.join(this.root, '.git', 'HEAD'))) return undefined;
+    // One `git status` gives both HEAD and the changes.
+    if (!isCheckoutTop(this.root)) return undefined;
     const options = { cwd: this.root, timeoutMs: 60_000, signal };
     try {
       const status = (await runGit(this.environment, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--ignore-submodules=all'], options)).toString('utf8');
@@ -189,6 +222,47 @@ export class LocalSnapshot implements Snapshot {
       return undefined;
     }
   }
+
+  /**
+   * The index's regular files at stage 0, or undefined when this is no checkout's top or when a
+   * setting or an attribute may convert content between the working tree and the index (then the
+   * bytes a scan reads are not those blobs'). Entries written in the same millisecond as the
+   * index or after it are left out: their stat cannot vouch for their content (git's "racily
+   * clean" rule). Git's settings are read as the user's git would (the repository's config, the
+   * user's and the system's), though Quarry's own git commands ignore the last two.
+   */
+  private async readIndex(signal?: AbortSignal): Promise<Map<string, IndexedFile> | undefined> {
+    if (!isCheckoutTop(this.root)) return undefined;
+    const options = { cwd: this.root, timeoutMs: 60_000, signal };
+    try {
+      const [listing, repositorySettings, gitPaths] = await Promise.all([
+        runGit(this.environment, ['ls-files', '--stage', '--debug', '-z'], options),
+        runGit(this.environment, ['config', '--get-regexp', '^core\\.(autocrlf|attributesfile)$'], options).then((out) => out.toString('utf8'), () => ''),
+        runGit(this.environment, ['rev-parse', '--git-path', 'index', '--git-path', 'info/attributes'], options).then((out) => out.toString('utf8').trim().split('\n')),
+      ]);
+      const [indexFile, infoAttributes] = gitPaths.map((gitPath) => path.resolve(this.root, gitPath));
+      const indexWritten = probe(indexFile)?.mtimeMs;
+      const index = parseIndexListing(listing);
+      if (!index || indexWritten === undefined) return undefined;
+      const settings = [repositorySettings, ...userGitConfigFiles().map(readText)].join('\n');
+      if (/autocrlf\s*=?\s*(true|input)\b/i.test(settings)) return undefined;
+      const attributeFiles = [
+        ...[...index.keys()].filter(isAttributesFile).map((relative) => path.join(this.root, relative)),
+        infoAttributes,
+        ...[...settings.matchAll(/attributesfile\s*=?\s*(\S+)/gi)].map((match) => match[1].replace(/^~(?=\/)/, os.homedir())),
+        path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'git', 'attributes'),
+        '/etc/gitattributes',
+      ];
+      if (attributeFiles.some((file) => attributesMayConvert(readText(file)))) return undefined;
+      const racyFrom = Math.floor(indexWritten);
+      for (const [relative, file] of index) if (file.mtimeMs >= racyFrom) index.delete(relative);
+      return index;
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      return undefined;
+    }
+  }
+
 }
 
 /**
@@ -220,8 +294,38 @@ function afterFields(record: string, count: number): string {
   return record.slice(at);
 }
 
+/**
+ * Whether `root` is a checkout's top: it has a .git entry (a directory with HEAD, or a worktree's
+ * gitdir file). Anything else is answered without starting git, whose process start is most of a
+ * small scan's cost. Probed synchronously and without exceptions: two metadata look-ups, mostly misses.
+ */
+function isCheckoutTop(root: string): boolean {
+  const dotGit = probe(path.join(root, '.git'));
+  if (!dotGit) return false;
+  return !dotGit.isDirectory() || !!probe(path.join(root, '.git', 'HEAD'));
+}
+
+function isAttributesFile(relative: string): boolean {
+  return relative === '.gitattributes' || relative.endsWith('/.gitattributes');
+}
+
+/** The git config files a user's own git reads besides the repository's: global and system. */
+function userGitConfigFiles(): string[] {
+  const home = os.homedir();
+  return [path.join(home, '.gitconfig'), path.join(process.env.XDG_CONFIG_HOME || path.join(home, '.config'), 'git', 'config'), '/etc/gitconfig'];
+}
+
+/** A small text file's contents, or '' when it cannot be read. */
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 /** What is at `file` (not following a symlink), or undefined: a miss costs no exception. */
-function probe(file: string): ReturnType<typeof lstatSync> {
+function probe(file: string): Stats | undefined {
   try {
     return lstatSync(file, { throwIfNoEntry: false });
   } catch {

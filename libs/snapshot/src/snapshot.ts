@@ -37,9 +37,17 @@ export interface Snapshot extends ScanSource {
   entry(relative: string): Promise<SnapshotEntry | undefined>;
   /**
    * The blob of each path, in order, when the listing already knows them (a git tree: no reading,
-   * no awaiting per file); absent for a directory, whose blobs are learnt by reading the files.
+   * no awaiting per file; a checkout: git's index, for the files `git status` found unchanged).
+   * Undefined entries are learnt by reading the files.
    */
-  readonly listedBlobs?: (paths: readonly string[]) => Array<string | undefined>;
+  readonly listedBlobs?: (paths: readonly string[]) => Array<string | undefined> | Promise<Array<string | undefined>>;
+  /**
+   * For a working-tree file listed with a blob: the size and mtime that blob was vouched for at.
+   * A shard reading it checks `stillAsListed` afterwards, and hashes the file instead when it moved.
+   * Known once `listedBlobs` has resolved.
+   */
+  listedStat?(relative: string): { bytes: number; mtimeMs: number } | undefined;
+  stillAsListed?(relative: string, listed: { bytes: number; mtimeMs: number }): boolean;
   /**
    * Blob ids of files read somewhere else (a shard thread's own snapshot of this directory), kept
    * like those read through `readBlob`: a directory's identity then reads no file twice.

@@ -49,6 +49,21 @@ describe('measureFiles', () => {
     expect(seen.get('missing.txt')).toEqual({ kind: 'unreadable' });
   });
 
+  it.each(['blocking', 'concurrent'] as const)('measures a file no longer of the expected size or mtime as unreadable (%s)', async (strategy) => {
+    root = await makeTempTree({ 'same.txt': 'a\n', 'grown.txt': 'a\nb\n', 'touched.txt': 'a\n', 'big.txt': 'x\n'.repeat(100_000), 'free.txt': 'a\n' });
+    const { statSync } = await import('node:fs');
+    const stat = (name: string) => ({ bytes: statSync(`${root}/${name}`).size, mtimeMs: Math.floor(statSync(`${root}/${name}`).mtimeMs) });
+    const expected: Record<string, { bytes: number; mtimeMs: number }> = {
+      'same.txt': stat('same.txt'),
+      'grown.txt': { ...stat('grown.txt'), bytes: 2 },
+      'touched.txt': { ...stat('touched.txt'), mtimeMs: stat('touched.txt').mtimeMs - 1_000 },
+      'big.txt': stat('big.txt'),
+    };
+    const seen: Record<string, FileMeasure['kind']> = {};
+    await measureFiles(root, Object.keys(expected).concat('free.txt'), (relative, measure) => (seen[relative] = measure.kind), { strategy, expect: (relative) => expected[relative] });
+    expect(seen).toEqual({ 'same.txt': 'text', 'grown.txt': 'unreadable', 'touched.txt': 'unreadable', 'big.txt': 'text', 'free.txt': 'text' });
+  });
+
   it('lets the event loop run while it reads in blocking slices', async () => {
     const large: TreeSpec = {};
     for (let index = 0; index < 200; index++) large[`f${index}.txt`] = 'line\n'.repeat(20_000); // 100 KB each

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { measureFileConcurrently, measureFileSteps, READ_CHUNK_BYTES, type FileMeasure } from './file-measure';
+import { measureFileConcurrently, measureFileSteps, READ_CHUNK_BYTES, type ExpectedStat, type FileMeasure } from './file-measure';
 
 /**
  * How files are read. Measured scanning the 100k-file benchmark tree (bench/walk.bench.ts) on a
@@ -24,6 +24,8 @@ export interface MeasureFilesOptions {
    * called for measures served from a cache, nor by measures that stream a file in chunks.
    */
   onContent?: (relative: string, content: Buffer) => void;
+  /** What a file is expected to be (see ExpectedStat); one that is not anymore is measured `unreadable`. */
+  expect?: (relative: string) => ExpectedStat | undefined;
 }
 
 /** How long blocking reads may hold the event loop before letting it run. */
@@ -59,7 +61,7 @@ export async function measureFiles(
   while (next < files.length) {
     signal?.throwIfAborted();
     if (blocking) {
-      const slice = await readSliceBlocking(prefix, files, next, blockingBuffer, onMeasured, signal);
+      const slice = await readSliceBlocking(prefix, files, next, blockingBuffer, onMeasured, signal, options.expect);
       next += slice.files;
       if (strategy === 'auto' && isWaitingOnDisk(slice)) blocking = false;
       else batch = FIRST_CONCURRENT_BATCH;
@@ -67,7 +69,7 @@ export async function measureFiles(
       const end = Math.min(files.length, next + batch);
       batch = Math.min(LARGEST_CONCURRENT_BATCH, batch * 2);
       concurrentBuffers ??= Array.from({ length: CONCURRENT_READS }, () => Buffer.allocUnsafe(READ_CHUNK_BYTES));
-      await readBatchConcurrently(prefix, files, next, end, concurrentBuffers, onMeasured, signal);
+      await readBatchConcurrently(prefix, files, next, end, concurrentBuffers, onMeasured, signal, options.expect);
       next = end;
       if (strategy === 'auto') blocking = true;
     }
@@ -100,6 +102,7 @@ async function readSliceBlocking(
   buffer: Buffer,
   onMeasured: (relative: string, measure: FileMeasure) => void,
   signal: AbortSignal | undefined,
+  expect: MeasureFilesOptions['expect'],
 ): Promise<SliceStats> {
   const started = performance.now();
   let sliceStarted = started;
@@ -107,7 +110,7 @@ async function readSliceBlocking(
   let bytes = 0;
   while (index < files.length) {
     const relative = files[index++];
-    const steps = measureFileSteps(prefix + relative, buffer);
+    const steps = measureFileSteps(prefix + relative, buffer, expect?.(relative));
     let step = steps.next();
     // A large file can span slices: the event loop still gets its turn every SLICE_MS.
     while (!step.done) {
@@ -137,13 +140,14 @@ async function readBatchConcurrently(
   buffers: Buffer[],
   onMeasured: (relative: string, measure: FileMeasure) => void,
   signal: AbortSignal | undefined,
+  expect: MeasureFilesOptions['expect'],
 ): Promise<void> {
   let next = start;
   const reader = async (buffer: Buffer): Promise<void> => {
     while (next < end) {
       signal?.throwIfAborted();
       const relative = files[next++];
-      onMeasured(relative, await measureFileConcurrently(prefix + relative, buffer, signal));
+      onMeasured(relative, await measureFileConcurrently(prefix + relative, buffer, signal, expect?.(relative)));
     }
   };
   // Settle every reader before rejecting, so no file is still open when the caller hears of it.

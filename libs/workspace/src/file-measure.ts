@@ -4,8 +4,21 @@ import { close, closeSync, constants, fstat, fstatSync, open, openSync, read, re
 export type FileMeasure =
   | { kind: 'text'; bytes: number; lines: number }
   | { kind: 'binary' }
-  /** Gone, unreadable, or no longer a regular file since it was listed. */
+  /**
+   * Gone, unreadable, or no longer a regular file since it was listed; or, when the caller said
+   * what it expected of the file (`ExpectedStat`), no longer that once read.
+   */
   | { kind: 'unreadable' };
+
+/**
+ * The size and mtime (whole milliseconds) a caller expects a file to have: a checkout's file whose
+ * blob id git's index vouched for at that stat. Checked on the open file after reading it (one
+ * fstat), so a write before or during the read is seen.
+ */
+export interface ExpectedStat {
+  bytes: number;
+  mtimeMs: number;
+}
 
 /** The chunk every read goes through; files larger than this are streamed, never held whole. */
 export const READ_CHUNK_BYTES = 64 * 1024;
@@ -68,7 +81,7 @@ class ContentCount {
  * one chunk per step. The generator yields after every chunk but the last, so the caller decides
  * how long it may hold the event loop and can stop mid-file (`return()` closes the file).
  */
-export function* measureFileSteps(absolutePath: string, buffer: Buffer): Generator<void, FileMeasure, void> {
+export function* measureFileSteps(absolutePath: string, buffer: Buffer, expect?: ExpectedStat): Generator<void, FileMeasure, void> {
   let fd: number;
   try {
     fd = openSync(absolutePath, OPEN_FLAGS);
@@ -77,6 +90,14 @@ export function* measureFileSteps(absolutePath: string, buffer: Buffer): Generat
   }
   try {
     const count = new ContentCount();
+    const checked = (measure: FileMeasure): FileMeasure => {
+      if (!expect) return measure;
+      try {
+        return hasStat(fstatSync(fd), expect) ? measure : UNREADABLE;
+      } catch {
+        return UNREADABLE;
+      }
+    };
     for (;;) {
       let read: number;
       try {
@@ -85,8 +106,8 @@ export function* measureFileSteps(absolutePath: string, buffer: Buffer): Generat
         return UNREADABLE;
       }
       const next = count.add(buffer, read);
-      if (next === BINARY) return BINARY;
-      if (next === 'done') return count.result();
+      if (next === BINARY) return checked(BINARY);
+      if (next === 'done') return checked(count.result());
       if (count.needsSize) {
         let afterSize: 'unreadable' | 'done' | 'more';
         try {
@@ -96,7 +117,7 @@ export function* measureFileSteps(absolutePath: string, buffer: Buffer): Generat
           return UNREADABLE;
         }
         if (afterSize === 'unreadable') return UNREADABLE;
-        if (afterSize === 'done') return count.result();
+        if (afterSize === 'done') return checked(count.result());
       }
       yield;
     }
@@ -119,13 +140,17 @@ export function measureFile(absolutePath: string, buffer: Buffer = Buffer.allocU
  * the disk at once. Callbacks rather than FileHandle: measured ~3x cheaper per file. The file is
  * closed before the promise settles; an abort between chunks rejects with the signal's reason.
  */
-export function measureFileConcurrently(absolutePath: string, buffer: Buffer, signal?: AbortSignal): Promise<FileMeasure> {
+export function measureFileConcurrently(absolutePath: string, buffer: Buffer, signal?: AbortSignal, expect?: ExpectedStat): Promise<FileMeasure> {
   return new Promise((resolve, reject) => {
     open(absolutePath, OPEN_FLAGS, (openError, fd) => {
       if (openError) return resolve(UNREADABLE);
       const count = new ContentCount();
-      const finish = (outcome: FileMeasure | { aborted: unknown }) =>
+      const settle = (outcome: FileMeasure | { aborted: unknown }) =>
         close(fd, () => ('aborted' in outcome ? reject(outcome.aborted) : resolve(outcome)));
+      const finish = (outcome: FileMeasure | { aborted: unknown }) => {
+        if (!expect || 'aborted' in outcome || outcome === UNREADABLE) return settle(outcome);
+        fstat(fd, (statError, stats) => settle(!statError && hasStat(stats, expect) ? outcome : UNREADABLE));
+      };
       const readNext = () => {
         if (signal?.aborted) return finish({ aborted: signal.reason });
         read(fd, buffer, 0, buffer.length, count.bytes, onRead);
@@ -145,6 +170,11 @@ export function measureFileConcurrently(absolutePath: string, buffer: Buffer, si
       readNext();
     });
   });
+}
+
+/** Whether an open file still is the regular file of the expected size and mtime. */
+function hasStat(stats: { isFile(): boolean; size: number; mtimeMs: number }, expect: ExpectedStat): boolean {
+  return stats.isFile() && stats.size === expect.bytes && Math.floor(stats.mtimeMs) === expect.mtimeMs;
 }
 
 /**

@@ -1,7 +1,7 @@
 export { resolveWorkspaceRoot, isInside } from './workspace-root';
 export { walkFiles, type WalkOptions, type WalkResult, type WalkSkipped, type WalkTree, type WalkEntry } from './file-walker';
 export { languageOf, KNOWN_LANGUAGES, OTHER_LANGUAGE } from './languages';
-export { measureFile, measureContent, type FileMeasure } from './file-measure';
+export { measureFile, measureContent, type ExpectedStat, type FileMeasure } from './file-measure';
 export { measureFiles, type MeasureFilesOptions } from './adaptive-reader';
 export { type ReadStrategy } from './adaptive-reader';
 export { scanRepository, directorySource, ScanTotals, MAX_LARGEST_FILES, type ScanOptions, type ScanSource } from './scan-repository';
