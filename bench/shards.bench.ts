@@ -16,7 +16,7 @@
  *   node dist/bench/shards.bench.js [--h-four]
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -50,6 +50,9 @@ export interface ShardsBenchReport {
   rows: ShardsBenchRow[];
   rgMs: number;
   pathScanMs: number;
+  /** The same directory scanned again with one file added. */
+  pathRescanMs: number;
+  pathRescanBlobs: unknown;
   /** The median of the re-scans. */
   rescanMs: number;
   rescans: number[];
@@ -84,7 +87,7 @@ export async function runShardsBench(options: { four?: boolean } = {}): Promise<
     ...NO_RECONCILER_ENV,
   };
   console.log(`  ${describeWorkerMemory()}`);
-  const report: ShardsBenchReport = { rows: [], rgMs: 0, pathScanMs: 0, rescanMs: 0, rescans: [], rescanBlobs: undefined, countsMatch: true, load: os.loadavg().map((value) => value.toFixed(1)).join(' ') };
+  const report: ShardsBenchReport = { rows: [], rgMs: 0, pathScanMs: 0, pathRescanMs: 0, pathRescanBlobs: undefined, rescanMs: 0, rescans: [], rescanBlobs: undefined, countsMatch: true, load: os.loadavg().map((value) => value.toFixed(1)).join(' ') };
   try {
     const gateway = await group.startGateway({ ...env, QUARRY_DATA_DIR: path.join(work, 'gateway') }, { timeoutMs: 60_000 });
     const api = async (method: string, route: string, body?: unknown) => {
@@ -152,10 +155,22 @@ export async function runShardsBench(options: { four?: boolean } = {}): Promise<
     report.rescanMs = [...report.rescans].sort((a, b) => a - b)[Math.floor(report.rescans.length / 2)];
     for (const row of report.rows) if (row.workers === 2) row.peakRssMB = survivors.map(peakRssMB);
 
-    // The same tree by path, one worker's in-process shards (blob ids are learnt by reading).
+    // The same tree by path, on one worker's shard threads (blob ids from git's index, nothing hashed).
     await pg.query('TRUNCATE blob_facts');
     const path1 = await scan({ source: { path: tree }, codeIndex: false });
     report.pathScanMs = path1.ms;
+    console.log(`  scan by path: ${path1.ms.toFixed(0)} ms, blobs ${JSON.stringify(path1.result.blobs)}`);
+    // Then again with one new file in the checkout (untracked, removed after): one file read.
+    const added = path.join(tree, 'QUARRY-BENCH-ADDED.txt');
+    try {
+      writeFileSync(added, `one new file ${Date.now()}\n`);
+      const path2 = await scan({ source: { path: tree }, codeIndex: false });
+      report.pathRescanMs = path2.ms;
+      report.pathRescanBlobs = path2.result.blobs;
+      console.log(`  re-scan by path with one new file: ${path2.ms.toFixed(0)} ms, blobs ${JSON.stringify(path2.result.blobs)}`);
+    } finally {
+      rmSync(added, { force: true });
+    }
   } finally {
     await group.stopAll(5_000);
     // The run's queues, shards included: nothing of it stays in Redis.

@@ -77,24 +77,9 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
   // time on exactly these 78k-entry structures.
   const paths = listing.files;
   const blobs: Array<string | undefined> = (await snapshot.listedBlobs?.(paths)) ?? new Array<string | undefined>(paths.length).fill(undefined);
-  let listedBlobs = setOf(blobs);
+  const listedBlobs = setOf(blobs);
   options.onListed?.(listedBlobs);
   const known = await store.lookup([...listedBlobs]);
-  // A working-tree file listed with git's index blob is trusted without reading only while it
-  // still has the stat the index recorded (one lstat each); a file written since is read as new.
-  // (Those that are read are checked again after reading, in their shard.)
-  if (snapshot.listedStat && snapshot.stillAsListed) {
-    let moved = 0;
-    for (let index = 0; index < paths.length; index++) {
-      const blob = blobs[index];
-      const stat = blob !== undefined && known.has(blob) ? snapshot.listedStat(paths[index]) : undefined;
-      if (stat && !snapshot.stillAsListed(paths[index], stat)) {
-        blobs[index] = undefined;
-        moved++;
-      }
-    }
-    if (moved > 0) listedBlobs = setOf(blobs);
-  }
   const underived = options.derive ? await options.derive.missing(pathsOf(paths, blobs, (blob) => known.has(blob))) : new Set<string>();
 
   const toRead: ShardFile[] = [];

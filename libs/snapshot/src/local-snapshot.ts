@@ -73,38 +73,36 @@ export class LocalSnapshot implements Snapshot {
   }
 
   /**
-   * The blob of each listed file as git's index holds it (read beside the walk), for tracked
-   * regular files whose stat the index can vouch for. A caller trusts one only while the file
-   * still has the size and mtime the index recorded (`stillAsListed`): git status's own rule.
-   * Others (untracked, racily clean, a directory outside git, a checkout whose attributes convert
-   * content) are undefined: learnt by reading.
+   * The blob of each listed file as git's index holds it (read beside the walk), for the tracked
+   * regular files that `git status` (also beside the walk) found unchanged: git's own judgement
+   * from the stat the index recorded. A file that is read is checked again on its open descriptor
+   * (`listedStat`: a write during the scan is seen); one whose blob's facts are known is not read,
+   * and counts as status saw it. Others (changed, untracked, racily clean, a directory outside
+   * git, a checkout whose attributes convert content) are undefined: learnt by reading.
    */
   readonly listedBlobs = async (paths: readonly string[]): Promise<Array<string | undefined>> => {
     this.indexed ??= this.readIndex();
-    const index = await this.indexed;
+    this.git ??= this.gitState();
+    const [index, status] = await Promise.all([this.indexed, this.git.catch(() => undefined)]);
     // An untracked .gitattributes applies too (the tracked ones were read with the index).
     const untrackedAttributes = index && paths.filter((relative) => isAttributesFile(relative) && !index.has(relative));
-    this.index = untrackedAttributes?.some((relative) => attributesMayConvert(readText(path.join(this.root, relative)))) ? undefined : index;
+    const converts = untrackedAttributes?.some((relative) => attributesMayConvert(readText(path.join(this.root, relative))));
+    if (index && status && !converts) {
+      for (const relative of status.changed) index.delete(relative);
+      this.index = index;
+    }
     return paths.map((relative) => this.index?.get(relative)?.blob);
   };
   private indexed: Promise<Map<string, IndexedFile> | undefined> | undefined;
   private index: Map<string, IndexedFile> | undefined;
 
-  /** The size and mtime the index recorded for a file whose blob it vouches for (see `stillAsListed`). */
+  /**
+   * The size and mtime the index recorded for a file whose blob it vouches for: a shard that reads
+   * the file expects them of it (`ExpectedStat`) and hashes it instead when they moved.
+   */
   listedStat(relative: string): { bytes: number; mtimeMs: number } | undefined {
     const file = this.index?.get(relative);
     return file && { bytes: file.bytes, mtimeMs: file.mtimeMs };
-  }
-
-  /**
-   * Whether a file listed with the index's blob still has the size and mtime the index recorded
-   * when it took that blob: then its bytes are that blob's, as `git status` would judge. Checked
-   * after reading a file (so a write during the scan is seen) or instead of reading it (its blob's
-   * facts are known). A file that moved is read again and hashed.
-   */
-  stillAsListed(relative: string, listed: { bytes: number; mtimeMs: number }): boolean {
-    const stats = probe(this.absolute(relative));
-    return !!stats && stats.isFile() && stats.size === listed.bytes && Math.floor(stats.mtimeMs) === listed.mtimeMs;
   }
 
   learnBlobs(entries: Iterable<readonly [path: string, blob: string]>): void {

@@ -43,11 +43,10 @@ export interface Snapshot extends ScanSource {
   readonly listedBlobs?: (paths: readonly string[]) => Array<string | undefined> | Promise<Array<string | undefined>>;
   /**
    * For a working-tree file listed with a blob: the size and mtime that blob was vouched for at.
-   * A shard reading it checks `stillAsListed` afterwards, and hashes the file instead when it moved.
-   * Known once `listedBlobs` has resolved.
+   * A shard reading it expects them of the open file afterwards, and hashes the file instead when
+   * they moved. Known once `listedBlobs` has resolved.
    */
   listedStat?(relative: string): { bytes: number; mtimeMs: number } | undefined;
-  stillAsListed?(relative: string, listed: { bytes: number; mtimeMs: number }): boolean;
   /**
    * Blob ids of files read somewhere else (a shard thread's own snapshot of this directory), kept
    * like those read through `readBlob`: a directory's identity then reads no file twice.
