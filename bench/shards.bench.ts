@@ -155,8 +155,12 @@ export async function runShardsBench(options: { four?: boolean } = {}): Promise<
     report.rescanMs = [...report.rescans].sort((a, b) => a - b)[Math.floor(report.rescans.length / 2)];
     for (const row of report.rows) if (row.workers === 2) row.peakRssMB = survivors.map(peakRssMB);
 
-    // The same tree by path, on one worker's shard threads (blob ids from git's index, nothing hashed).
+    // The same tree by path, on a fresh worker's shard threads (blob ids from git's index, nothing
+    // hashed). Fresh: the others keep the URL scans' facts in memory, and a checkout's blob ids
+    // are the commit's, so they would read nothing.
+    await Promise.all(survivors.map((worker) => worker.stop(10_000)));
     await pg.query('TRUNCATE blob_facts');
+    await startWorkers(1, 'p1');
     const path1 = await scan({ source: { path: tree }, codeIndex: false });
     report.pathScanMs = path1.ms;
     console.log(`  scan by path: ${path1.ms.toFixed(0)} ms, blobs ${JSON.stringify(path1.result.blobs)}`);

@@ -63,6 +63,8 @@ const LOCK_WAIT_MS = 30 * 60_000;
 const FULL_COMMIT = /^[0-9a-f]{40}$/i;
 /** The commit fetched last, kept as a ref for the next fetch's negotiation. */
 const LAST_FETCHED_REF = 'refs/quarry/last-fetched';
+/** A commit that changed at most this many files since the last one fetched has them fetched at once (see prefetchChanged). */
+const SPECULATIVE_BLOBS = 64;
 /** How long small blob requests wait for company before fetching. */
 const BATCH_WINDOW_MS = 5;
 
@@ -237,8 +239,10 @@ export class CachedRepository {
   async ensureCommit(commit: string, signal?: AbortSignal): Promise<void> {
     await this.touch();
     if (this.hasCommit(commit)) return;
+    let previous: string | undefined;
     await this.locked(async () => {
       if (this.hasCommit(commit)) return;
+      previous = await readFile(path.join(this.gitDir, LAST_FETCHED_REF), 'utf8').then((text) => text.trim(), () => undefined);
       this.cache.stats.commitFetches++;
       await this.cache.remote(this.url, ['--git-dir', this.gitDir, 'fetch', '--quiet', '--depth=1', '--filter=blob:none', '--no-tags', '--no-write-fetch-head', 'origin', commit], { signal });
       this.presence.refresh();
@@ -247,8 +251,26 @@ export class CachedRepository {
       // trees that changed since (a one-file commit of the kernel: a few trees, not all 5,000).
       await runGit(this.cache.environment(), ['--git-dir', this.gitDir, 'update-ref', LAST_FETCHED_REF, commit], { timeoutMs: 60_000 });
     }, signal);
+    if (previous && FULL_COMMIT.test(previous) && previous !== commit) this.prefetchChanged(previous, commit);
     await this.cache.evict(this);
   }
+
+  /**
+   * Starts fetching the blobs `commit` changed since `previous`, when they are few: a re-scan after
+   * a small commit reads exactly these, and the fetch (a round trip to the server, ~150–250 ms)
+   * then runs beside the tree's listing and the facts' look-up instead of after them. Whoever
+   * reads them meanwhile waits for this fetch (`fetchBlobs` looks again under the lock) rather
+   * than fetching them twice. Best effort: a failure here leaves them to be fetched when read.
+   */
+  private prefetchChanged(previous: string, commit: string): void {
+    this.prefetched = runGit(this.cache.environment(), ['--git-dir', this.gitDir, 'diff-tree', '-r', '-z', '--no-renames', '--diff-filter=AMT', previous, commit], { timeoutMs: 60_000 }).then((output) => {
+      const oids = changedBlobs(output);
+      if (oids.length > 0 && oids.length <= SPECULATIVE_BLOBS) return this.ensureBlobs(oids);
+    }).catch(() => undefined);
+  }
+
+  /** The last fetch `prefetchChanged` started; settles when it is done, never rejects. */
+  prefetched: Promise<void> = Promise.resolve();
 
   /**
    * Fetches the blobs of `oids` not already here. Requests that arrive within a few milliseconds of
@@ -413,3 +435,17 @@ async function directoryBytes(dir: string): Promise<number> {
 }
 
 export { formatBytes };
+
+/**
+ * The new blobs of regular files in `git diff-tree -r -z` output: records
+ * `:<old mode> <new mode> <old oid> <new oid> <status>\0<path>\0`.
+ */
+export function changedBlobs(output: Buffer): string[] {
+  const oids: string[] = [];
+  const fields = output.toString('latin1').split('\0');
+  for (let index = 0; index + 1 < fields.length; index += 2) {
+    const [, newMode, , newOid] = fields[index].split(' ');
+    if (newMode?.startsWith('100') && newOid && /^[0-9a-f]{40,64}$/.test(newOid)) oids.push(newOid);
+  }
+  return oids;
+}

@@ -142,16 +142,56 @@ describe('GitSnapshot over a real git http server', () => {
     const newer = await repos.resolve({ git: url, ref: 'main' });
     await repos.open(newer);
 
-    const { gitDir } = await repos.git.repository(url);
+    const repository = await repos.git.repository(url);
+    const { gitDir } = repository;
     expect(execFileSync('git', ['--git-dir', gitDir, 'rev-parse', 'refs/quarry/last-fetched']).toString().trim()).toBe(newer.commit);
     // The second fetch's pack: the commit, the root tree (and at most one more object), not the
-    // commit with all 5 of its trees that a fetch without a "have" receives.
+    // commit with all 5 of its trees that a fetch without a "have" receives. (A third pack holds
+    // the changed blob, fetched ahead of its read.)
+    await repository.prefetched;
     const packDir = path.join(gitDir, 'objects', 'pack');
     const indexes = readdirSync(packDir).filter((name) => name.endsWith('.idx')).map((name) => path.join(packDir, name));
-    expect(indexes).toHaveLength(2);
+    expect(indexes).toHaveLength(3);
     const newest = indexes.sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs)[1];
     const sent = execFileSync('git', ['show-index'], { input: readFileSync(newest) }).toString().trim().split('\n');
     expect(sent.length).toBeLessThanOrEqual(3);
+  });
+
+  it('fetches the blobs a small commit changed as soon as it has the commit, before anything reads them', async () => {
+    const work = mkdtempSync(path.join(os.tmpdir(), 'quarry-prefetch-'));
+    dataDirs.push(work);
+    const inWork = (...args: string[]) => execFileSync('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
+    for (const file of ['a.txt', 'b.txt', 'dir/c.txt']) {
+      mkdirSync(path.dirname(path.join(work, file)), { recursive: true });
+      writeFileSync(path.join(work, file), `${file}\n`);
+    }
+    inWork('init', '-q', '-b', 'main');
+    inWork('add', '-A');
+    inWork('commit', '-q', '-m', 'one');
+    const bare = path.join(fixtures.root, 'prefetch.git');
+    execFileSync('git', ['clone', '-q', '--bare', work, bare]);
+    const repos = provider();
+    const url = server.url('prefetch.git');
+    // The first commit: nothing fetched before it, so nothing is fetched ahead of the reads.
+    await repos.open(await repos.resolve({ git: url, ref: 'main' }));
+    const repository = await repos.git.repository(url);
+    await repository.prefetched;
+    expect(repos.git.stats.blobFetches).toBe(0);
+
+    writeFileSync(path.join(work, 'dir/c.txt'), 'changed\n');
+    writeFileSync(path.join(work, 'new.txt'), 'new\n');
+    inWork('add', '-A');
+    inWork('commit', '-q', '-m', 'two');
+    execFileSync('git', ['-C', bare, 'fetch', '-q', work, '+main:main']);
+    const snapshot = await repos.open(await repos.resolve({ git: url, ref: 'main' }));
+    await repository.prefetched;
+    expect(repos.git.stats).toMatchObject({ blobFetches: 1, blobsFetched: 2 });
+    // Reading them now costs no fetch; an unchanged file is still fetched when read.
+    expect((await snapshot.readFile('dir/c.txt'))?.toString()).toBe('changed\n');
+    expect((await snapshot.readFile('new.txt'))?.toString()).toBe('new\n');
+    expect(repos.git.stats.blobFetches).toBe(1);
+    expect((await snapshot.readFile('a.txt'))?.toString()).toBe('a.txt\n');
+    expect(repos.git.stats).toMatchObject({ blobFetches: 2, blobsFetched: 3 });
   });
 
   it('reads files, ranges, directories and blob ids', async () => {
