@@ -67,6 +67,11 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
   const started = performance.now();
   signal.throwIfAborted();
   onProgress?.({ stage: 'listing', done: 0 });
+  // A git tree names its blobs before the walk: their facts are looked up beside it (a kernel
+  // re-scan's walk and listing, ~150 ms, no longer come before its look-up).
+  const treeBlobs = snapshot.treeBlobs?.();
+  const early = treeBlobs && store.lookup([...new Set(treeBlobs)]);
+  early?.catch(() => undefined); // awaited below
   const listing = await snapshot.walk({
     signal,
     onProgress: onProgress && ((found) => onProgress({ stage: 'listing', done: 0, message: `${found} files found` })),
@@ -79,7 +84,7 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
   const blobs: Array<string | undefined> = (await snapshot.listedBlobs?.(paths)) ?? new Array<string | undefined>(paths.length).fill(undefined);
   const listedBlobs = setOf(blobs);
   options.onListed?.(listedBlobs);
-  const known = await store.lookup([...listedBlobs]);
+  const known = early ? await early : await store.lookup([...listedBlobs]);
   const underived = options.derive ? await options.derive.missing(pathsOf(paths, blobs, (blob) => known.has(blob))) : new Set<string>();
 
   const toRead: ShardFile[] = [];

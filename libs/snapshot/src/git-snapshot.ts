@@ -52,6 +52,10 @@ export class GitSnapshot implements Snapshot {
 
   readonly listedBlobs = (paths: readonly string[]): Array<string | undefined> => paths.map((path) => this.tree.oid(path));
 
+  treeBlobs(): Iterable<string> {
+    return this.tree.blobs();
+  }
+
   async readBlob(relative: string): Promise<{ blob: string; content: Buffer } | undefined> {
     const oid = this.tree.oid(normalize(relative));
     const content = oid && (await this.readFile(relative));

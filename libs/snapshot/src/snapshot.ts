@@ -42,6 +42,11 @@ export interface Snapshot extends ScanSource {
    */
   readonly listedBlobs?: (paths: readonly string[]) => Array<string | undefined> | Promise<Array<string | undefined>>;
   /**
+   * Every blob the listing may name, known before the walk (a git tree's, ignore rules not yet
+   * applied: a superset of the walked files' blobs), so their look-ups can start beside the walk.
+   */
+  treeBlobs?(): Iterable<string>;
+  /**
    * For a working-tree file listed with a blob: the size and mtime that blob was vouched for at.
    * A shard reading it expects them of the open file afterwards, and hashes the file instead when
    * they moved. Known once `listedBlobs` has resolved.
