@@ -119,13 +119,14 @@ describe('a sharded scan', () => {
     // One file to read: it is read in place, never handed to the (here: refusing) executor.
     const snapshot = await repos.open({ git: server.url('inc.git'), ref: 'main' });
     const refusing = { run: () => Promise.reject(new Error('a one-blob re-scan must not be handed over')) };
-    // The tree's blobs are looked up beside the walk, not after it.
+    // The tree's blobs are named, and their facts looked up, beside the walk, not after it.
     const order: string[] = [];
     const walk = snapshot.walk.bind(snapshot);
     snapshot.walk = (options) => walk(options).then((listing) => (order.push('walked'), listing));
     const ordered: BlobFactStore = { lookup: (blobs) => (order.push(`lookup ${blobs.length}`), spy.lookup(blobs)), record: (facts) => spy.record(facts) };
-    const second = await shardedScan(snapshot, { store: ordered, executor: refusing, inline: new InProcessShardExecutor(snapshot, spy, 1, 'here'), signal: new AbortController().signal, limits: TINY });
-    expect(order).toEqual(['lookup 20', 'walked', 'lookup 1']);
+    const onListed = (blobs: ReadonlySet<string>) => void order.push(`listed ${blobs.size}`);
+    const second = await shardedScan(snapshot, { store: ordered, executor: refusing, inline: new InProcessShardExecutor(snapshot, spy, 1, 'here'), signal: new AbortController().signal, limits: TINY, onListed });
+    expect(order).toEqual(['listed 20', 'lookup 20', 'walked', 'lookup 1']);
     expect(second.workerIds).toEqual(['here']);
     expect(recorded.map((fact) => fact.kind)).toEqual(['text']);
     expect(second.blobs).toEqual({ total: 20, processed: 1, reused: 19 });

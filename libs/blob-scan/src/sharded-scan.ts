@@ -41,9 +41,10 @@ export interface ShardedScanOptions {
    */
   onAssembled?: (files: ReadonlyArray<{ path: string; blob: string }>, facts: ReadonlyMap<string, FileMeasure>) => void;
   /**
-   * Called as soon as the listing names the commit's blobs, before anything is looked up or read:
-   * a step after the scan can start its own look-ups of them meanwhile (the search index's
-   * segments: 150 ms of a kernel re-scan, now beside the facts' look-up and the shards).
+   * Called as soon as the commit's blobs are known, before anything is looked up or read (a git
+   * tree's, before the walk: a few more than the walk keeps, those of ignored files): a step after
+   * the scan can start its own look-ups of them meanwhile (the search index's segments: 150–250 ms
+   * of a kernel re-scan, now beside the walk, the facts' look-up and the shards).
    */
   onListed?: (blobs: ReadonlySet<string>) => void;
 }
@@ -67,10 +68,12 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
   const started = performance.now();
   signal.throwIfAborted();
   onProgress?.({ stage: 'listing', done: 0 });
-  // A git tree names its blobs before the walk: their facts are looked up beside it (a kernel
-  // re-scan's walk and listing, ~150 ms, no longer come before its look-up).
-  const treeBlobs = snapshot.treeBlobs?.();
-  const early = treeBlobs && store.lookup([...new Set(treeBlobs)]);
+  // A git tree names its blobs before the walk: their facts are looked up beside it, and a step
+  // after the scan starts its own look-ups (a kernel re-scan's walk and listing, ~150 ms, no
+  // longer come before them).
+  const treeBlobs = snapshot.treeBlobs && new Set(snapshot.treeBlobs());
+  if (treeBlobs) options.onListed?.(treeBlobs);
+  const early = treeBlobs && store.lookup([...treeBlobs]);
   early?.catch(() => undefined); // awaited below
   const listing = await snapshot.walk({
     signal,
@@ -83,7 +86,7 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
   const paths = listing.files;
   const blobs: Array<string | undefined> = (await snapshot.listedBlobs?.(paths)) ?? new Array<string | undefined>(paths.length).fill(undefined);
   const listedBlobs = setOf(blobs);
-  options.onListed?.(listedBlobs);
+  if (!treeBlobs) options.onListed?.(listedBlobs);
   const known = early ? await early : await store.lookup([...listedBlobs]);
   const underived = options.derive ? await options.derive.missing(pathsOf(paths, blobs, (blob) => known.has(blob))) : new Set<string>();
 
