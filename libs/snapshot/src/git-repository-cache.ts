@@ -47,6 +47,9 @@ export interface GitCacheStats {
   blobsFetched: number;
   checkouts: number;
   evictions: number;
+  /** Commit trees listed whole (`ls-tree`), and derived from the previous listing (`diff-tree`). */
+  treesListed: number;
+  treesDerived: number;
 }
 
 export interface ResolvedGitSource {
@@ -63,6 +66,8 @@ const LOCK_WAIT_MS = 30 * 60_000;
 const FULL_COMMIT = /^[0-9a-f]{40}$/i;
 /** The commit fetched last, kept as a ref for the next fetch's negotiation. */
 const LAST_FETCHED_REF = 'refs/quarry/last-fetched';
+/** A commit's tree is derived from the last one listed when they differ by at most this many files; else listed whole. */
+const DERIVE_AT_MOST_CHANGES = 10_000;
 /** A commit that changed at most this many files since the last one fetched has them fetched at once (see prefetchChanged). */
 const SPECULATIVE_BLOBS = 64;
 /** How long small blob requests wait for company before fetching. */
@@ -80,7 +85,7 @@ interface PendingBatch {
  * through the guarded proxy.
  */
 export class GitRepositoryCache {
-  readonly stats: GitCacheStats = { refLookups: 0, commitFetches: 0, blobFetches: 0, blobsFetched: 0, checkouts: 0, evictions: 0 };
+  readonly stats: GitCacheStats = { refLookups: 0, commitFetches: 0, blobFetches: 0, blobsFetched: 0, checkouts: 0, evictions: 0, treesListed: 0, treesDerived: 0 };
   readonly root: string;
   readonly options: Required<Omit<GitCacheOptions, 'resolver' | 'dialer' | 'credentials'>> & Pick<GitCacheOptions, 'resolver' | 'dialer' | 'credentials'>;
   private proxy: Promise<GuardedGitProxy> | undefined;
@@ -323,11 +328,12 @@ export class CachedRepository {
   async tree(commit: string, signal?: AbortSignal): Promise<GitTree> {
     const cached = this.trees.get(commit);
     if (cached) return cached;
-    const output = await runGit(this.cache.environment(), ['--git-dir', this.gitDir, 'ls-tree', '-r', '-z', '--full-tree', commit], {
-      timeoutMs: this.cache.options.timeoutMs,
-      signal,
-    });
-    const tree = GitTree.parse(output);
+    let tree = await this.derivedTree(commit, signal);
+    if (tree) this.cache.stats.treesDerived++;
+    else {
+      tree = GitTree.parse(await runGit(this.cache.environment(), ['--git-dir', this.gitDir, 'ls-tree', '-r', '-z', '--full-tree', commit], { timeoutMs: this.cache.options.timeoutMs, signal }));
+      this.cache.stats.treesListed++;
+    }
     if (tree.size > this.cache.options.maxFiles) {
       throw new QuarryError('repo_too_large', `${this.url} has ${tree.size.toLocaleString('en-US')} files at ${commit.slice(0, 12)}; the limit is ${this.cache.options.maxFiles.toLocaleString('en-US')} (QUARRY_GIT_MAX_FILES).`, {
         suggestion: 'Pick a smaller repository, or ask the operator to raise QUARRY_GIT_MAX_FILES.',
@@ -338,6 +344,21 @@ export class CachedRepository {
     this.trees.clear();
     this.trees.set(commit, tree);
     return tree;
+  }
+
+  /**
+   * The commit's tree from the last one listed here and the changes between them (`diff-tree`,
+   * local): a re-scan after a small commit skips listing and parsing the whole tree again. Undefined
+   * when there is no listing to start from or the commits differ by too much to gain from it.
+   */
+  private async derivedTree(commit: string, signal?: AbortSignal): Promise<GitTree | undefined> {
+    const [previousCommit, previous] = this.trees.entries().next().value ?? [];
+    if (!previousCommit || !previous || !this.hasCommit(previousCommit)) return undefined;
+    const changes = await runGit(this.cache.environment(), ['--git-dir', this.gitDir, 'diff-tree', '-r', '-z', '--no-renames', previousCommit, commit], { timeoutMs: this.cache.options.timeoutMs, signal }).catch(() => undefined);
+    if (!changes) return undefined;
+    let records = 0;
+    for (let at = changes.indexOf(0); at !== -1; at = changes.indexOf(0, at + 1)) records++;
+    return records / 2 <= DERIVE_AT_MOST_CHANGES ? previous.derive(changes) : undefined;
   }
 
   /** A new `cat-file --batch` over this repository (its caller closes it). */

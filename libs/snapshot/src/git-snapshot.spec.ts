@@ -186,6 +186,10 @@ describe('GitSnapshot over a real git http server', () => {
     const snapshot = await repos.open(await repos.resolve({ git: url, ref: 'main' }));
     await repository.prefetched;
     expect(repos.git.stats).toMatchObject({ blobFetches: 1, blobsFetched: 2 });
+    // The second tree came from the first and the commit's changes, and lists as the commit does.
+    expect(repos.git.stats).toMatchObject({ treesListed: 1, treesDerived: 1 });
+    expect((await snapshot.walk()).files.sort()).toEqual(['a.txt', 'b.txt', 'dir/c.txt', 'new.txt']);
+    expect((await snapshot.entry('new.txt'))?.blob).toBe(execFileSync('git', ['-C', work, 'rev-parse', 'HEAD:new.txt']).toString().trim());
     // Reading them now costs no fetch; an unchanged file is still fetched when read.
     expect((await snapshot.readFile('dir/c.txt'))?.toString()).toBe('changed\n');
     expect((await snapshot.readFile('new.txt'))?.toString()).toBe('new\n');

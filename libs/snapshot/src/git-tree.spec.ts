@@ -44,3 +44,94 @@ describe('GitTree.parse', () => {
     expect(entries(tree, 'missing')).toBeUndefined();
   });
 });
+
+describe('GitTree.derive', () => {
+  const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
+  const { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync, chmodSync } = require('node:fs') as typeof import('node:fs');
+  const os = require('node:os') as typeof import('node:os');
+  const path = require('node:path') as typeof import('node:path');
+
+  let dir: string;
+  const git = (...args: string[]) => execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
+  const write = (file: string, text: string) => {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  };
+  const commit = () => {
+    git('add', '-A');
+    git('commit', '-q', '--allow-empty', '-m', 'c');
+    return git('rev-parse', 'HEAD').toString().trim();
+  };
+  /** Everything a walk or a scan can ask of a tree, directories' entries in name order. */
+  const described = (tree: GitTree) => {
+    const directories: Record<string, string[] | undefined> = {};
+    const files: Record<string, unknown> = {};
+    const visit = (directory: string) => {
+      directories[directory] = entries(tree, directory)?.sort();
+      for (const entry of tree.directory(directory) ?? []) {
+        const child = directory === '' ? entry.name : `${directory}/${entry.name}`;
+        if (entry.isDirectory()) visit(child);
+        else files[child] = tree.file(child);
+      }
+    };
+    visit('');
+    return { size: tree.size, directories, files, blobs: [...tree.blobs()].sort(), ignoreFiles: [...tree.ignoreFiles].sort() };
+  };
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'quarry-git-tree-'));
+    git('init', '-q', '-b', 'main');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('gives what parsing the next commit gives, over additions, deletions, modes, links, submodules and directories that come and go', () => {
+    write('.gitignore', 'build/\n');
+    write('README.md', 'one\n');
+    write('src/a.c', 'a\n');
+    write('src/lone/only.c', 'only\n');
+    write('src/run.sh', '#!/bin/sh\n');
+    write('becomes-dir', 'a file first\n');
+    write('docs/x/.gitignore', '*.tmp\n');
+    symlinkSync('README.md', path.join(dir, 'link'));
+    // A submodule that is not checked out: an empty directory in the work tree, a gitlink in the index.
+    mkdirSync(path.join(dir, 'vendor/old-sub'), { recursive: true });
+    git('update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},vendor/old-sub`);
+    const steps: Array<() => void> = [
+      () => {
+        write('README.md', 'two\n'); // modified
+        unlinkSync(path.join(dir, 'src/lone/only.c')); // its directory goes
+        chmodSync(path.join(dir, 'src/run.sh'), 0o755); // mode only
+        unlinkSync(path.join(dir, 'link'));
+        write('link', 'a file now\n'); // symlink → file
+        unlinkSync(path.join(dir, 'becomes-dir'));
+        write('becomes-dir/inside.txt', 'file → directory\n');
+        write('new/deep/er/file.ts', 'added with its parents\n');
+        write('new/deep/.gitignore', 'x\n'); // a new ignore file
+        git('update-index', '--force-remove', 'vendor/old-sub');
+        rmSync(path.join(dir, 'vendor/old-sub'), { recursive: true });
+        mkdirSync(path.join(dir, 'vendor/new-sub'), { recursive: true });
+        git('update-index', '--add', '--cacheinfo', `160000,${'2'.repeat(40)},vendor/new-sub`);
+      },
+      () => {
+        rmSync(path.join(dir, 'becomes-dir'), { recursive: true }); // directory → file
+        write('becomes-dir', 'a file again\n');
+        rmSync(path.join(dir, 'docs'), { recursive: true }); // an ignore file goes with its directories
+        write('src/a.c', 'a\n'); // unchanged
+      },
+      () => undefined, // no change at all
+    ];
+    let previous = commit();
+    let tree = GitTree.parse(git('ls-tree', '-r', '-z', '--full-tree', previous));
+    for (const step of steps) {
+      step();
+      const next = commit();
+      const derived = tree.derive(git('diff-tree', '-r', '-z', '--no-renames', previous, next));
+      const before = described(tree);
+      expect(described(derived)).toEqual(described(GitTree.parse(git('ls-tree', '-r', '-z', '--full-tree', next))));
+      expect(described(tree)).toEqual(before); // the tree it came from is left as it was
+      if (step === steps[0]) expect([entries(derived, 'vendor'), entries(derived, 'src/lone'), entries(derived, 'becomes-dir')]).toEqual([['new-sub:dir'], undefined, ['inside.txt:file']]);
+      previous = next;
+      tree = derived;
+    }
+  });
+});

@@ -7,6 +7,7 @@ export interface TreeFile {
 
 const REGULAR = '100644';
 const SYMLINK = '120000';
+const GITLINK = '160000';
 /** The first letter of an entry's type in ls-tree's output. */
 const BLOB = 'b'.charCodeAt(0);
 const COMMIT = 'c'.charCodeAt(0);
@@ -14,7 +15,7 @@ const COMMIT = 'c'.charCodeAt(0);
 class TreeEntry implements WalkEntry {
   constructor(
     readonly name: string,
-    private readonly kind: 'file' | 'directory' | 'symlink',
+    readonly kind: 'file' | 'directory' | 'symlink',
   ) {}
   isFile(): boolean {
     return this.kind === 'file';
@@ -34,12 +35,12 @@ class TreeEntry implements WalkEntry {
  */
 export class GitTree {
   /** Blob id by path: no object per file (a kernel tree has 78k; a re-scan lists it again). */
-  private readonly oids = new Map<string, string>();
+  private oids = new Map<string, string>();
   /** Modes other than 100644 (executables, symlinks): a few per cent of files. */
-  private readonly modes = new Map<string, string>();
+  private modes = new Map<string, string>();
   /** The blobs of the tree's `.gitignore` files, which a walk fetches first. */
-  readonly ignoreFiles: string[] = [];
-  private readonly directories = new Map<string, TreeEntry[]>([['', []]]);
+  ignoreFiles: string[] = [];
+  private directories = new Map<string, TreeEntry[]>([['', []]]);
 
   get size(): number {
     return this.oids.size;
@@ -92,6 +93,87 @@ export class GitTree {
       }
       start = stop + 1;
     }
+    return tree;
+  }
+
+  /**
+   * This tree with a commit's changes applied (`git diff-tree -r -z --no-renames` from this tree's
+   * commit to the next): the next commit's tree without listing and parsing all of it again (a
+   * kernel re-scan: ~200 ms of `ls-tree` and parsing, against ~30 ms). Equal to `parse` of the
+   * next commit's listing, but for the order of a changed directory's entries. Unchanged
+   * directories' entry lists are shared with this tree, which stays as it was.
+   */
+  derive(changes: Buffer): GitTree {
+    const tree = new GitTree();
+    tree.oids = new Map(this.oids);
+    tree.modes = new Map(this.modes);
+    tree.directories = new Map(this.directories);
+    const copied = new Set<string>();
+    /** A directory's entries, copied before the first change (the lists are shared with this tree). */
+    const writable = (directory: string): TreeEntry[] | undefined => {
+      const entries = tree.directories.get(directory);
+      if (!entries || copied.has(directory)) return entries;
+      const copy = [...entries];
+      tree.directories.set(directory, copy);
+      copied.add(directory);
+      return copy;
+    };
+    const parentOf = (path: string) => {
+      const slash = path.lastIndexOf('/');
+      return { directory: slash === -1 ? '' : path.slice(0, slash), name: path.slice(slash + 1) };
+    };
+    const removeEntry = (path: string, kind: 'file' | 'directory' | 'symlink') => {
+      const { directory, name } = parentOf(path);
+      const entries = writable(directory);
+      const at = entries?.findIndex((entry) => entry.name === name && entry.kind === kind) ?? -1;
+      if (!entries || at === -1) return;
+      entries.splice(at, 1);
+      // Git stores no empty directory: one whose last entry went is gone from its parent too.
+      if (entries.length === 0 && directory !== '') {
+        tree.directories.delete(directory);
+        removeEntry(directory, 'directory');
+      }
+    };
+    const ensureDirectory = (directory: string): TreeEntry[] => {
+      const existing = writable(directory);
+      if (existing) return existing;
+      const entries: TreeEntry[] = [];
+      tree.directories.set(directory, entries);
+      copied.add(directory);
+      const { directory: parent, name } = parentOf(directory);
+      ensureDirectory(parent).push(new TreeEntry(name, 'directory'));
+      return entries;
+    };
+    let ignoreFilesChanged = false;
+    const fields = changes.toString('utf8').split('\0');
+    for (let index = 0; index + 1 < fields.length; index += 2) {
+      // :<old mode> <new mode> <old oid> <new oid> <status>, then the path
+      const [oldMode, newMode, , newOid, status] = fields[index].slice(1).split(' ');
+      const path = fields[index + 1];
+      if (path.endsWith('.gitignore')) ignoreFilesChanged = true;
+      if (status !== 'A') {
+        if (oldMode === GITLINK) {
+          tree.directories.delete(path);
+          removeEntry(path, 'directory');
+        } else {
+          tree.oids.delete(path);
+          tree.modes.delete(path);
+          removeEntry(path, oldMode === SYMLINK ? 'symlink' : 'file');
+        }
+      }
+      if (status === 'D') continue;
+      const { directory, name } = parentOf(path);
+      const entries = ensureDirectory(directory);
+      if (newMode === GITLINK) {
+        if (!tree.directories.has(path)) tree.directories.set(path, []);
+        entries.push(new TreeEntry(name, 'directory'));
+      } else {
+        tree.oids.set(path, newOid);
+        if (newMode !== REGULAR) tree.modes.set(path, newMode);
+        entries.push(new TreeEntry(name, newMode === SYMLINK ? 'symlink' : 'file'));
+      }
+    }
+    tree.ignoreFiles = ignoreFilesChanged ? [...tree.oids].filter(([path]) => path === '.gitignore' || path.endsWith('/.gitignore')).map(([, oid]) => oid) : this.ignoreFiles;
     return tree;
   }
 
