@@ -75,6 +75,7 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
   if (treeBlobs) options.onListed?.(treeBlobs);
   const early = treeBlobs && store.lookup([...treeBlobs]);
   early?.catch(() => undefined); // awaited below
+  snapshot.prepareListedBlobs?.(signal);
   const listing = await snapshot.walk({
     signal,
     onProgress: onProgress && ((found) => onProgress({ stage: 'listing', done: 0, message: `${found} files found` })),

@@ -4,7 +4,7 @@ import os from 'node:os';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { QuarryError } from '@quarry/contracts';
-import { measureFiles, walkFiles, type FileMeasure, type MeasureFilesOptions, type WalkEntry, type WalkOptions, type WalkResult } from '@quarry/workspace';
+import { measureFiles, walkFiles, type ExpectedStat, type FileMeasure, type MeasureFilesOptions, type WalkEntry, type WalkOptions, type WalkResult } from '@quarry/workspace';
 import { attributesMayConvert, parseIndexListing, type IndexedFile } from './git-index';
 import { runGit, type GitEnvironment } from './git-process';
 import type { ResolvedSource, Snapshot, SnapshotEntry } from './snapshot';
@@ -50,7 +50,15 @@ export class LocalSnapshot implements Snapshot {
   prepareIdentity(signal?: AbortSignal): void {
     this.git ??= this.gitState(signal);
     this.git.catch(() => undefined); // awaited by identify()
+  }
+
+  /**
+   * Starts reading git's index beside the walk, for `listedBlobs` (a scan's; other jobs on a
+   * directory never pay for it): `ls-files` of a kernel checkout is 16 MB to parse.
+   */
+  prepareListedBlobs(signal?: AbortSignal): void {
     this.indexed ??= this.readIndex(signal);
+    this.prepareIdentity(signal); // listedBlobs takes `git status`'s verdict too
   }
 
   identify(signal?: AbortSignal): Promise<ResolvedSource> {
@@ -81,9 +89,8 @@ export class LocalSnapshot implements Snapshot {
    * git, a checkout whose attributes convert content) are undefined: learnt by reading.
    */
   readonly listedBlobs = async (paths: readonly string[]): Promise<Array<string | undefined>> => {
-    this.indexed ??= this.readIndex();
-    this.git ??= this.gitState();
-    const [index, status] = await Promise.all([this.indexed, this.git.catch(() => undefined)]);
+    this.prepareListedBlobs();
+    const [index, status] = await Promise.all([this.indexed, this.git?.catch(() => undefined)]);
     // An untracked .gitattributes applies too (the tracked ones were read with the index).
     const untrackedAttributes = index && paths.filter((relative) => isAttributesFile(relative) && !index.has(relative));
     const converts = untrackedAttributes?.some((relative) => attributesMayConvert(readText(path.join(this.root, relative))));
@@ -100,9 +107,8 @@ export class LocalSnapshot implements Snapshot {
    * The size and mtime the index recorded for a file whose blob it vouches for: a shard that reads
    * the file expects them of it (`ExpectedStat`) and hashes it instead when they moved.
    */
-  listedStat(relative: string): { bytes: number; mtimeMs: number } | undefined {
-    const file = this.index?.get(relative);
-    return file && { bytes: file.bytes, mtimeMs: file.mtimeMs };
+  listedStat(relative: string): ExpectedStat | undefined {
+    return this.index?.get(relative);
   }
 
   learnBlobs(entries: Iterable<readonly [path: string, blob: string]>): void {
@@ -260,7 +266,6 @@ export class LocalSnapshot implements Snapshot {
       return undefined;
     }
   }
-
 }
 
 /**

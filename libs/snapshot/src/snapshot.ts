@@ -1,4 +1,4 @@
-import type { FileMeasure, MeasureFilesOptions, ScanSource, WalkEntry, WalkOptions, WalkResult } from '@quarry/workspace';
+import type { ExpectedStat, FileMeasure, MeasureFilesOptions, ScanSource, WalkEntry, WalkOptions, WalkResult } from '@quarry/workspace';
 
 /** Where a job's repository came from, resolved: the commit every result describes. */
 export type ResolvedSource =
@@ -41,6 +41,8 @@ export interface Snapshot extends ScanSource {
    * Undefined entries are learnt by reading the files.
    */
   readonly listedBlobs?: (paths: readonly string[]) => Array<string | undefined> | Promise<Array<string | undefined>>;
+  /** Starts, beside the walk, what `listedBlobs` will need (a checkout: reading git's index). */
+  prepareListedBlobs?(signal?: AbortSignal): void;
   /**
    * Every blob the listing may name, known before the walk (a git tree's, ignore rules not yet
    * applied: a superset of the walked files' blobs), so their look-ups can start beside the walk.
@@ -51,7 +53,7 @@ export interface Snapshot extends ScanSource {
    * A shard reading it expects them of the open file afterwards, and hashes the file instead when
    * they moved. Known once `listedBlobs` has resolved.
    */
-  listedStat?(relative: string): { bytes: number; mtimeMs: number } | undefined;
+  listedStat?(relative: string): ExpectedStat | undefined;
   /**
    * Blob ids of files read somewhere else (a shard thread's own snapshot of this directory), kept
    * like those read through `readBlob`: a directory's identity then reads no file twice.
