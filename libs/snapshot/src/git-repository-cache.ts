@@ -8,7 +8,7 @@ import { BlobReader } from './blob-reader';
 import { releaseFileLock, tryFileLock, withFileLock } from './file-lock';
 import { gitFailure } from './git-errors';
 import { runGit, type GitEnvironment } from './git-process';
-import { GitTree } from './git-tree';
+import { GitTree, parseTreeChanges, type TreeChange } from './git-tree';
 import { checkGitUrl } from './git-url';
 import { formatBytes, GuardedGitProxy, type ProxySession } from './guarded-git-proxy';
 import { MeasureStore } from './measure-store';
@@ -268,11 +268,30 @@ export class CachedRepository {
    * than fetching them twice. Best effort: a failure here leaves them to be fetched when read.
    */
   private prefetchChanged(previous: string, commit: string): void {
-    this.prefetched = runGit(this.cache.environment(), ['--git-dir', this.gitDir, 'diff-tree', '-r', '-z', '--no-renames', '--diff-filter=AMT', previous, commit], { timeoutMs: 60_000 }).then((output) => {
-      const oids = changedBlobs(output);
-      if (oids.length > 0 && oids.length <= SPECULATIVE_BLOBS) return this.ensureBlobs(oids);
-    }).catch(() => undefined);
+    this.prefetched = this.changesBetween(previous, commit)
+      .then((changes) => {
+        // New contents of regular files (a deletion's new mode is 000000).
+        const oids = changes.filter((change) => change.newMode.startsWith('100')).map((change) => change.newOid);
+        if (oids.length > 0 && oids.length <= SPECULATIVE_BLOBS) return this.ensureBlobs(oids);
+      })
+      .catch(() => undefined);
   }
+
+  /**
+   * `git diff-tree` between two commits here (local: both trees are present), parsed. The last
+   * pair asked for is kept: a re-scan asks twice for the same one, for the early fetch of the
+   * changed blobs and for the derived tree.
+   */
+  private changesBetween(from: string, to: string): Promise<TreeChange[]> {
+    const key = `${from}..${to}`;
+    if (this.lastChanges?.key !== key) {
+      const changes = runGit(this.cache.environment(), ['--git-dir', this.gitDir, 'diff-tree', '-r', '-z', '--no-renames', from, to], { timeoutMs: this.cache.options.timeoutMs }).then(parseTreeChanges);
+      this.lastChanges = { key, changes };
+    }
+    return this.lastChanges.changes;
+  }
+
+  private lastChanges: { key: string; changes: Promise<TreeChange[]> } | undefined;
 
   /** The last fetch `prefetchChanged` started; settles when it is done, never rejects. */
   prefetched: Promise<void> = Promise.resolve();
@@ -354,11 +373,9 @@ export class CachedRepository {
   private async derivedTree(commit: string, signal?: AbortSignal): Promise<GitTree | undefined> {
     const [previousCommit, previous] = this.trees.entries().next().value ?? [];
     if (!previousCommit || !previous || !this.hasCommit(previousCommit)) return undefined;
-    const changes = await runGit(this.cache.environment(), ['--git-dir', this.gitDir, 'diff-tree', '-r', '-z', '--no-renames', previousCommit, commit], { timeoutMs: this.cache.options.timeoutMs, signal }).catch(() => undefined);
-    if (!changes) return undefined;
-    let records = 0;
-    for (let at = changes.indexOf(0); at !== -1; at = changes.indexOf(0, at + 1)) records++;
-    return records / 2 <= DERIVE_AT_MOST_CHANGES ? previous.derive(changes) : undefined;
+    const changes = await this.changesBetween(previousCommit, commit).catch(() => undefined);
+    signal?.throwIfAborted();
+    return changes && changes.length <= DERIVE_AT_MOST_CHANGES ? previous.derive(changes) : undefined;
   }
 
   /** A new `cat-file --batch` over this repository (its caller closes it). */
@@ -457,16 +474,3 @@ async function directoryBytes(dir: string): Promise<number> {
 
 export { formatBytes };
 
-/**
- * The new blobs of regular files in `git diff-tree -r -z` output: records
- * `:<old mode> <new mode> <old oid> <new oid> <status>\0<path>\0`.
- */
-export function changedBlobs(output: Buffer): string[] {
-  const oids: string[] = [];
-  const fields = output.toString('latin1').split('\0');
-  for (let index = 0; index + 1 < fields.length; index += 2) {
-    const [, newMode, , newOid] = fields[index].split(' ');
-    if (newMode?.startsWith('100') && newOid && /^[0-9a-f]{40,64}$/.test(newOid)) oids.push(newOid);
-  }
-  return oids;
-}

@@ -1,4 +1,4 @@
-import { GitTree } from './git-tree';
+import { GitTree, parseTreeChanges } from './git-tree';
 
 const oid = (digit: string) => digit.repeat(40);
 /** `git ls-tree -r -z` output, in git's order. */
@@ -125,8 +125,8 @@ describe('GitTree.derive', () => {
     for (const step of steps) {
       step();
       const next = commit();
-      const derived = tree.derive(git('diff-tree', '-r', '-z', '--no-renames', previous, next));
       const before = described(tree);
+      const derived = tree.derive(parseTreeChanges(git('diff-tree', '-r', '-z', '--no-renames', previous, next)));
       expect(described(derived)).toEqual(described(GitTree.parse(git('ls-tree', '-r', '-z', '--full-tree', next))));
       expect(described(tree)).toEqual(before); // the tree it came from is left as it was
       if (step === steps[0]) expect([entries(derived, 'vendor'), entries(derived, 'src/lone'), entries(derived, 'becomes-dir')]).toEqual([['new-sub:dir'], undefined, ['inside.txt:file']]);

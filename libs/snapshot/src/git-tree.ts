@@ -41,6 +41,8 @@ export class GitTree {
   /** The blobs of the tree's `.gitignore` files, which a walk fetches first. */
   ignoreFiles: string[] = [];
   private directories = new Map<string, TreeEntry[]>([['', []]]);
+  /** While `derive` builds this tree: the directories whose entry lists are still the original's. */
+  private shared: Set<string> | undefined;
 
   get size(): number {
     return this.oids.size;
@@ -80,16 +82,10 @@ export class GitTree {
       }
       const name = path.slice(slash + 1);
       const type = text.charCodeAt(start + 7);
-      if (type === COMMIT) {
-        tree.ensureDirectory(path);
-        lastEntries.push(new TreeEntry(name, 'directory'));
-      } else if (type === BLOB) {
+      if (type === COMMIT || type === BLOB) {
         const oid = text.slice(tab - 40, tab);
-        tree.oids.set(path, oid);
-        const regular = text.startsWith(REGULAR, start);
-        if (!regular) tree.modes.set(path, text.slice(start, start + 6));
-        if (name === '.gitignore') tree.ignoreFiles.push(oid);
-        lastEntries.push(new TreeEntry(name, !regular && text.startsWith(SYMLINK, start) ? 'symlink' : 'file'));
+        tree.addTo(lastEntries, path, name, text.startsWith(REGULAR, start) ? REGULAR : text.slice(start, start + 6), oid);
+        if (type === BLOB && name === '.gitignore') tree.ignoreFiles.push(oid);
       }
       start = stop + 1;
     }
@@ -97,88 +93,79 @@ export class GitTree {
   }
 
   /**
-   * This tree with a commit's changes applied (`git diff-tree -r -z --no-renames` from this tree's
-   * commit to the next): the next commit's tree without listing and parsing all of it again (a
-   * kernel re-scan: ~200 ms of `ls-tree` and parsing, against ~30 ms). Equal to `parse` of the
+   * This tree with a commit's changes applied (`parseTreeChanges` of `git diff-tree` from this
+   * tree's commit to the next): the next commit's tree without listing and parsing all of it again
+   * (a kernel re-scan: ~200 ms of `ls-tree` and parsing, against ~30 ms). Equal to `parse` of the
    * next commit's listing, but for the order of a changed directory's entries. Unchanged
    * directories' entry lists are shared with this tree, which stays as it was.
    */
-  derive(changes: Buffer): GitTree {
+  derive(changes: readonly TreeChange[]): GitTree {
     const tree = new GitTree();
     tree.oids = new Map(this.oids);
     tree.modes = new Map(this.modes);
     tree.directories = new Map(this.directories);
-    const copied = new Set<string>();
-    /** A directory's entries, copied before the first change (the lists are shared with this tree). */
-    const writable = (directory: string): TreeEntry[] | undefined => {
-      const entries = tree.directories.get(directory);
-      if (!entries || copied.has(directory)) return entries;
-      const copy = [...entries];
-      tree.directories.set(directory, copy);
-      copied.add(directory);
-      return copy;
-    };
-    const parentOf = (path: string) => {
-      const slash = path.lastIndexOf('/');
-      return { directory: slash === -1 ? '' : path.slice(0, slash), name: path.slice(slash + 1) };
-    };
-    const removeEntry = (path: string, kind: 'file' | 'directory' | 'symlink') => {
-      const { directory, name } = parentOf(path);
-      const entries = writable(directory);
-      const at = entries?.findIndex((entry) => entry.name === name && entry.kind === kind) ?? -1;
-      if (!entries || at === -1) return;
-      entries.splice(at, 1);
-      // Git stores no empty directory: one whose last entry went is gone from its parent too.
-      if (entries.length === 0 && directory !== '') {
-        tree.directories.delete(directory);
-        removeEntry(directory, 'directory');
-      }
-    };
-    const ensureDirectory = (directory: string): TreeEntry[] => {
-      const existing = writable(directory);
-      if (existing) return existing;
-      const entries: TreeEntry[] = [];
-      tree.directories.set(directory, entries);
-      copied.add(directory);
-      const { directory: parent, name } = parentOf(directory);
-      ensureDirectory(parent).push(new TreeEntry(name, 'directory'));
-      return entries;
-    };
-    let ignoreFilesChanged = false;
-    const fields = changes.toString('utf8').split('\0');
-    for (let index = 0; index + 1 < fields.length; index += 2) {
-      // :<old mode> <new mode> <old oid> <new oid> <status>, then the path
-      const [oldMode, newMode, , newOid, status] = fields[index].slice(1).split(' ');
-      const path = fields[index + 1];
-      if (path.endsWith('.gitignore')) ignoreFilesChanged = true;
-      if (status !== 'A') {
-        if (oldMode === GITLINK) {
-          tree.directories.delete(path);
-          removeEntry(path, 'directory');
-        } else {
-          tree.oids.delete(path);
-          tree.modes.delete(path);
-          removeEntry(path, oldMode === SYMLINK ? 'symlink' : 'file');
-        }
-      }
-      if (status === 'D') continue;
-      const { directory, name } = parentOf(path);
-      const entries = ensureDirectory(directory);
-      if (newMode === GITLINK) {
-        if (!tree.directories.has(path)) tree.directories.set(path, []);
-        entries.push(new TreeEntry(name, 'directory'));
-      } else {
-        tree.oids.set(path, newOid);
-        if (newMode !== REGULAR) tree.modes.set(path, newMode);
-        entries.push(new TreeEntry(name, newMode === SYMLINK ? 'symlink' : 'file'));
-      }
+    tree.shared = new Set(this.directories.keys());
+    for (const change of changes) {
+      if (change.status !== 'A') tree.remove(change.path, change.oldMode);
+      if (change.status !== 'D') tree.add(change.path, change.newMode, change.newOid);
     }
-    tree.ignoreFiles = ignoreFilesChanged ? [...tree.oids].filter(([path]) => path === '.gitignore' || path.endsWith('/.gitignore')).map(([, oid]) => oid) : this.ignoreFiles;
+    tree.shared = undefined;
+    tree.ignoreFiles = changes.some((change) => isIgnoreFile(change.path)) ? [...tree.oids].filter(([path]) => isIgnoreFile(path)).map(([, oid]) => oid) : this.ignoreFiles;
     return tree;
   }
 
+  private add(path: string, mode: string, oid: string): void {
+    const slash = path.lastIndexOf('/');
+    this.addTo(this.entriesOf(slash === -1 ? '' : path.slice(0, slash)), path, path.slice(slash + 1), mode, oid);
+  }
+
+  /** A file (its blob, its mode unless 100644) or a submodule (an empty directory) into its directory's `entries`. */
+  private addTo(entries: TreeEntry[], path: string, name: string, mode: string, oid: string): void {
+    if (mode === GITLINK) {
+      this.ensureDirectory(path);
+      entries.push(new TreeEntry(name, 'directory'));
+      return;
+    }
+    this.oids.set(path, oid);
+    if (mode !== REGULAR) this.modes.set(path, mode);
+    entries.push(new TreeEntry(name, mode === SYMLINK ? 'symlink' : 'file'));
+  }
+
+  private remove(path: string, mode: string): void {
+    if (mode === GITLINK) this.directories.delete(path);
+    else {
+      this.oids.delete(path);
+      this.modes.delete(path);
+    }
+    this.removeEntry(path, mode === GITLINK ? 'directory' : mode === SYMLINK ? 'symlink' : 'file');
+  }
+
+  /** Takes `path` out of its directory; a directory left empty goes too (git stores none). */
+  private removeEntry(path: string, kind: TreeEntry['kind']): void {
+    const slash = path.lastIndexOf('/');
+    const directory = slash === -1 ? '' : path.slice(0, slash);
+    const name = path.slice(slash + 1);
+    const entries = this.writableEntries(directory);
+    const at = entries?.findIndex((entry) => entry.name === name && entry.kind === kind) ?? -1;
+    if (!entries || at === -1) return;
+    entries.splice(at, 1);
+    if (entries.length === 0 && directory !== '') {
+      this.directories.delete(directory);
+      this.removeEntry(directory, 'directory');
+    }
+  }
+
+  /** A directory's entries, copied first when they are still shared with the tree this one was derived from. */
+  private writableEntries(directory: string): TreeEntry[] | undefined {
+    const entries = this.directories.get(directory);
+    if (!entries || !this.shared?.delete(directory)) return entries;
+    const copy = [...entries];
+    this.directories.set(directory, copy);
+    return copy;
+  }
+
   private entriesOf(directory: string): TreeEntry[] {
-    let entries = this.directories.get(directory);
+    let entries = this.writableEntries(directory);
     if (entries) return entries;
     entries = [];
     this.directories.set(directory, entries);
@@ -194,4 +181,29 @@ export class GitTree {
   directory(relative: string): readonly WalkEntry[] | undefined {
     return this.directories.get(relative === '.' ? '' : relative);
   }
+}
+
+/** One record of `git diff-tree -r -z --no-renames`. */
+export interface TreeChange {
+  oldMode: string;
+  newMode: string;
+  newOid: string;
+  /** A added, D deleted, M modified, T type changed. */
+  status: string;
+  path: string;
+}
+
+/** `git diff-tree -r -z --no-renames` output: `:<old mode> <new mode> <old oid> <new oid> <status>\0<path>\0` per change. */
+export function parseTreeChanges(output: Buffer): TreeChange[] {
+  const changes: TreeChange[] = [];
+  const fields = output.toString('utf8').split('\0');
+  for (let index = 0; index + 1 < fields.length; index += 2) {
+    const [oldMode, newMode, , newOid, status] = fields[index].slice(1).split(' ');
+    changes.push({ oldMode, newMode, newOid, status, path: fields[index + 1] });
+  }
+  return changes;
+}
+
+function isIgnoreFile(path: string): boolean {
+  return path === '.gitignore' || path.endsWith('/.gitignore');
 }
