@@ -38,6 +38,36 @@ function provider(git: Partial<GitCacheOptions> = {}): SnapshotProvider {
   return created;
 }
 
+/**
+ * A repository of its own on the test server (`<name>.git`), each file holding its own path, and
+ * the working copy it came from: `commit` writes files there and publishes the next commit.
+ */
+function servedRepository(name: string, files: readonly string[]): { url: string; work: string; commit(changes: Record<string, string>): void } {
+  const work = mkdtempSync(path.join(os.tmpdir(), `quarry-${name}-`));
+  dataDirs.push(work);
+  const inWork = (...args: string[]) => execFileSync('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
+  const write = (file: string, text: string) => {
+    mkdirSync(path.dirname(path.join(work, file)), { recursive: true });
+    writeFileSync(path.join(work, file), text);
+  };
+  for (const file of files) write(file, `${file}\n`);
+  inWork('init', '-q', '-b', 'main');
+  inWork('add', '-A');
+  inWork('commit', '-q', '-m', 'one');
+  const bare = path.join(fixtures.root, `${name}.git`);
+  execFileSync('git', ['clone', '-q', '--bare', work, bare]);
+  return {
+    url: server.url(`${name}.git`),
+    work,
+    commit(changes) {
+      for (const [file, text] of Object.entries(changes)) write(file, text);
+      inWork('add', '-A');
+      inWork('commit', '-q', '-m', 'next');
+      execFileSync('git', ['-C', bare, 'fetch', '-q', work, '+main:main']);
+    },
+  };
+}
+
 async function failure(promise: Promise<unknown>): Promise<QuarryError> {
   const error = await promise.then(() => undefined, (caught: unknown) => caught);
   expect(error).toBeInstanceOf(QuarryError);
@@ -121,24 +151,11 @@ describe('GitSnapshot over a real git http server', () => {
 
   it('keeps the last fetched commit as a ref, so the next commit\'s fetch sends only what changed', async () => {
     // A repository of its own: deep directories, then a commit that changes one top-level file.
-    const work = mkdtempSync(path.join(os.tmpdir(), 'quarry-negotiate-'));
-    dataDirs.push(work);
-    const inWork = (...args: string[]) => execFileSync('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
-    for (const file of ['deep/one/two/x.txt', 'deep/one/y.txt', 'other/z.txt', 'top.txt']) {
-      mkdirSync(path.dirname(path.join(work, file)), { recursive: true });
-      writeFileSync(path.join(work, file), `${file}\n`);
-    }
-    inWork('init', '-q', '-b', 'main');
-    inWork('add', '-A');
-    inWork('commit', '-q', '-m', 'one');
-    const bare = path.join(fixtures.root, 'negotiate.git');
-    execFileSync('git', ['clone', '-q', '--bare', work, bare]);
+    const served = servedRepository('negotiate', ['deep/one/two/x.txt', 'deep/one/y.txt', 'other/z.txt', 'top.txt']);
     const repos = provider();
-    const url = server.url('negotiate.git');
+    const url = served.url;
     await repos.open(await repos.resolve({ git: url, ref: 'main' }));
-    writeFileSync(path.join(work, 'top.txt'), 'changed\n');
-    inWork('commit', '-q', '-am', 'two');
-    execFileSync('git', ['-C', bare, 'fetch', '-q', work, '+main:main']);
+    served.commit({ 'top.txt': 'changed\n' });
     const newer = await repos.resolve({ git: url, ref: 'main' });
     await repos.open(newer);
 
@@ -158,38 +175,23 @@ describe('GitSnapshot over a real git http server', () => {
   });
 
   it('fetches the blobs a small commit changed as soon as it has the commit, before anything reads them', async () => {
-    const work = mkdtempSync(path.join(os.tmpdir(), 'quarry-prefetch-'));
-    dataDirs.push(work);
-    const inWork = (...args: string[]) => execFileSync('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
-    for (const file of ['a.txt', 'b.txt', 'dir/c.txt']) {
-      mkdirSync(path.dirname(path.join(work, file)), { recursive: true });
-      writeFileSync(path.join(work, file), `${file}\n`);
-    }
-    inWork('init', '-q', '-b', 'main');
-    inWork('add', '-A');
-    inWork('commit', '-q', '-m', 'one');
-    const bare = path.join(fixtures.root, 'prefetch.git');
-    execFileSync('git', ['clone', '-q', '--bare', work, bare]);
+    const served = servedRepository('prefetch', ['a.txt', 'b.txt', 'dir/c.txt']);
     const repos = provider();
-    const url = server.url('prefetch.git');
+    const url = served.url;
     // The first commit: nothing fetched before it, so nothing is fetched ahead of the reads.
     await repos.open(await repos.resolve({ git: url, ref: 'main' }));
     const repository = await repos.git.repository(url);
     await repository.prefetched;
     expect(repos.git.stats.blobFetches).toBe(0);
 
-    writeFileSync(path.join(work, 'dir/c.txt'), 'changed\n');
-    writeFileSync(path.join(work, 'new.txt'), 'new\n');
-    inWork('add', '-A');
-    inWork('commit', '-q', '-m', 'two');
-    execFileSync('git', ['-C', bare, 'fetch', '-q', work, '+main:main']);
+    served.commit({ 'dir/c.txt': 'changed\n', 'new.txt': 'new\n' });
     const snapshot = await repos.open(await repos.resolve({ git: url, ref: 'main' }));
     await repository.prefetched;
     expect(repos.git.stats).toMatchObject({ blobFetches: 1, blobsFetched: 2 });
     // The second tree came from the first and the commit's changes, and lists as the commit does.
     expect(repos.git.stats).toMatchObject({ treesListed: 1, treesDerived: 1 });
     expect((await snapshot.walk()).files.sort()).toEqual(['a.txt', 'b.txt', 'dir/c.txt', 'new.txt']);
-    expect((await snapshot.entry('new.txt'))?.blob).toBe(execFileSync('git', ['-C', work, 'rev-parse', 'HEAD:new.txt']).toString().trim());
+    expect((await snapshot.entry('new.txt'))?.blob).toBe(execFileSync('git', ['-C', served.work, 'rev-parse', 'HEAD:new.txt']).toString().trim());
     // Reading them now costs no fetch; an unchanged file is still fetched when read.
     expect((await snapshot.readFile('dir/c.txt'))?.toString()).toBe('changed\n');
     expect((await snapshot.readFile('new.txt'))?.toString()).toBe('new\n');
