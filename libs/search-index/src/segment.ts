@@ -130,17 +130,19 @@ export class SegmentBuilder {
     this.pairTrigrams = new Uint32Array(0);
     this.pairDocs = new Uint16Array(0);
 
+    // The sizes first (distinct trigrams, the postings' varint bytes), so the segment is written
+    // once into a buffer of its size.
     let trigramCount = 0;
-    for (let index = 0; index < count; index++) if (index === 0 || trigrams[index] !== trigrams[index - 1]) trigramCount++;
+    let postingsBytes = 0;
+    for (let index = 0; index < count; index++) {
+      const first = index === 0 || trigrams[index] !== trigrams[index - 1];
+      if (first) trigramCount++;
+      const delta = first ? docs[index] : docs[index] - docs[index - 1];
+      postingsBytes += delta < 0x80 ? 1 : delta < 0x4000 ? 2 : 3;
+    }
     const docCount = this.docs.length;
     const tableAt = HEADER_BYTES + docCount * DOC_BYTES;
     const postingsAt = tableAt + trigramCount * 8 + 4;
-    // The postings' exact size first, so the segment is written once into a buffer of its size.
-    let postingsBytes = 0;
-    for (let index = 0; index < count; index++) {
-      const delta = index === 0 || trigrams[index] !== trigrams[index - 1] ? docs[index] : docs[index] - docs[index - 1];
-      postingsBytes += delta < 0x80 ? 1 : delta < 0x4000 ? 2 : 3;
-    }
     const data = Buffer.alloc(postingsAt + postingsBytes);
     const table = new DataView(data.buffer, data.byteOffset + tableAt, trigramCount * 8 + 4);
     let written = 0;
