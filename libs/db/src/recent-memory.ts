@@ -7,7 +7,7 @@
  * used entries once (moving them to the back, unmarked) before it drops unused ones. Evictions
  * come in batches of a sixteenth of the capacity, in one pass of one iterator. Both for speed on
  * a kernel's 78k blobs: the exact LRU moved every hit to the back (a delete and an insert, 43 ms of
- * a re-scan's look-ups, now ~15 ms), and dropped the oldest entry one insert at a time, each time
+ * a re-scan's look-ups, now 13–34 ms), and dropped the oldest entry one insert at a time, each time
  * iterating from the map's front past the holes its deletes had left there (100k inserts into a
  * full memory: 4.6 s).
  */
