@@ -254,7 +254,7 @@ export class LocalSnapshot implements Snapshot {
         ...[...index.keys()].filter(isAttributesFile).map((relative) => path.join(this.root, relative)),
         infoAttributes,
         ...[...settings.matchAll(/attributesfile\s*=?\s*(\S+)/gi)].map((match) => match[1].replace(/^~(?=\/)/, os.homedir())),
-        path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'git', 'attributes'),
+        userGitFile('attributes'),
         '/etc/gitattributes',
       ];
       if (attributeFiles.some((file) => attributesMayConvert(readText(file)))) return undefined;
@@ -314,8 +314,12 @@ function isAttributesFile(relative: string): boolean {
 
 /** The git config files a user's own git reads besides the repository's: global and system. */
 function userGitConfigFiles(): string[] {
-  const home = os.homedir();
-  return [path.join(home, '.gitconfig'), path.join(process.env.XDG_CONFIG_HOME || path.join(home, '.config'), 'git', 'config'), '/etc/gitconfig'];
+  return [path.join(os.homedir(), '.gitconfig'), userGitFile('config'), '/etc/gitconfig'];
+}
+
+/** A file of the user's git settings directory: `$XDG_CONFIG_HOME/git/<name>`, else `~/.config/git/<name>`. */
+function userGitFile(name: string): string {
+  return path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'git', name);
 }
 
 /** A small text file's contents, or '' when it cannot be read. */
