@@ -16,6 +16,8 @@ const moduleNameMapper = {
   '^@quarry/llm/(settings|testing)$': '<rootDir>/libs/llm/src/$1',
   // The configuration without NestJS, for the CLI's start-up.
   '^@quarry/config/settings$': '<rootDir>/libs/config/src/settings',
+  // URL and address checks without the fetcher (no undici), for the git snapshot's shard threads.
+  '^@quarry/fetch/policy$': '<rootDir>/libs/fetch/src/policy',
   // One native re2 per process (see test/support/node-environment.js).
   '^re2$': '<rootDir>/test/support/re2-shared.js',
   '^@quarry/(contracts|config|db|queue|workspace|fetch|llm|detect|search|mentions|interpret|render|mcp|code-index|snapshot|blob-scan|search-index)$': '<rootDir>/libs/$1/src',

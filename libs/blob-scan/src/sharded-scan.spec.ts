@@ -77,6 +77,34 @@ describe('a sharded scan', () => {
     }
   });
 
+  it("starts the executor's start-up (threads) during the listing once it finds more files than are read inline, and not for a scan read inline", async () => {
+    const root = await provider().openLocal(fixtures.checkout);
+    const files = (await root.walk()).files.length;
+    const events: string[] = [];
+    const store = new MemoryBlobFacts();
+    const inner = new InProcessShardExecutor(root, store, 1, 'w1');
+    const executor = {
+      prepare: () => events.push('prepare'),
+      run: (...args: Parameters<InProcessShardExecutor['run']>) => {
+        events.push('run');
+        return inner.run(...args);
+      },
+    };
+    const inline = new InProcessShardExecutor(root, store, 1, 'here');
+    const onProgress = (progress: { stage: string }) => {
+      if (progress.stage === 'listing' && events.at(-1) !== 'listing') events.push('listing');
+    };
+    await shardedScan(root, { store, executor, inline, inlineBelowFiles: files - 1, signal: new AbortController().signal, limits: TINY, onProgress });
+    // Prepared while listing (the listing goes on after it), once, before the shards run.
+    expect(events.filter((event) => event === 'prepare')).toHaveLength(1);
+    expect(events.indexOf('prepare')).toBeLessThan(events.lastIndexOf('listing'));
+    expect(events.at(-1)).toBe('run');
+
+    events.length = 0;
+    await shardedScan(root, { store: new MemoryBlobFacts(), executor, inline, inlineBelowFiles: files, signal: new AbortController().signal, limits: TINY });
+    expect(events).toEqual([]);
+  });
+
   it('plans the shards of a scan that derives per-blob work (the code index) at a quarter of the limits', async () => {
     const snapshot = await provider().open({ git: server.url('demo.git'), ref: 'main' });
     const derived: number[] = [];

@@ -13,6 +13,11 @@ import type { ShardOutcome } from './run-shard';
 export interface ShardExecutor {
   /** Resolves once every shard succeeded, in task order; rejects with the first shard that failed for good. */
   run(tasks: readonly ShardTask[], options: { signal: AbortSignal; onProgress: (index: number, done: number, worker?: string) => void }): Promise<ShardOutcome[]>;
+  /**
+   * Starts what running shards will need (an in-process scan's threads), called once the listing
+   * has found more files than a scan reads inline, so that start-up overlaps the rest of the walk.
+   */
+  prepare?(): void;
 }
 
 export interface ShardedScanOptions {
@@ -76,9 +81,17 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
   const early = treeBlobs && store.lookup([...treeBlobs]);
   early?.catch(() => undefined); // awaited below
   snapshot.prepareListedBlobs?.(signal);
+  const inlineBelowFiles = options.inline ? (options.inlineBelowFiles ?? INLINE_BELOW_FILES) : 0;
+  let executorPrepared = !options.executor.prepare;
   const listing = await snapshot.walk({
     signal,
-    onProgress: onProgress && ((found) => onProgress({ stage: 'listing', done: 0, message: `${found} files found` })),
+    onProgress: (found) => {
+      if (!executorPrepared && found > inlineBelowFiles) {
+        executorPrepared = true;
+        options.executor.prepare?.();
+      }
+      onProgress?.({ stage: 'listing', done: 0, message: `${found} files found` });
+    },
   });
 
   // The blob of every file when the snapshot lists them (a git tree); a directory's are learnt by
@@ -128,7 +141,7 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
     });
   };
   report(true);
-  const executor = options.inline && toRead.length <= (options.inlineBelowFiles ?? INLINE_BELOW_FILES) ? options.inline : options.executor;
+  const executor = options.inline && toRead.length <= inlineBelowFiles ? options.inline : options.executor;
   const outcomes = tasks.length === 0 ? [] : await executor.run(tasks, {
     signal,
     onProgress: (index, done, worker) => {

@@ -7,7 +7,8 @@ import path from 'node:path';
 import type { Agent } from 'undici';
 import { QuarryError } from '@quarry/contracts';
 import { parseAllowList } from './address-policy';
-import { createGuardedAgent, createNetDialer, DialTarget, Dialer, GuardedAgentOptions } from './guarded-agent';
+import { createGuardedAgent, GuardedAgentOptions } from './guarded-agent';
+import { createNetDialer, DialTarget, Dialer } from './guarded-connect';
 import { startOrigin, TestOrigin } from './testing/test-origin';
 import { VirtualNetwork } from './testing/virtual-network';
 

@@ -3,22 +3,8 @@
  * decoding, text extraction, per-domain politeness and the document cache interface.
  */
 export { SafeFetcher, safeFetcherOptionsSchema, DEFAULT_USER_AGENT, type SafeFetcherOptions, type FetchOptions, type FetchResult } from './safe-fetcher';
-export { gateUrl, normalizeHost, MAX_URL_LENGTH, type GateOptions } from './url-gate';
-export { checkAddress, parseAllowList, sameAddress, EMPTY_ALLOW_LIST, type AllowList, type AddressVerdict, type AddressRule } from './address-policy';
-export {
-  createGuardedAgent,
-  createGuardedConnector,
-  createNetDialer,
-  guardedConnect,
-  systemResolver,
-  type Resolver,
-  type ResolvedAddress,
-  type Dialer,
-  type DialTarget,
-  type GuardOptions,
-  type GuardedAgentOptions,
-  type NetDialerOptions,
-} from './guarded-agent';
+export * from './policy';
+export { createGuardedAgent, createGuardedConnector, type GuardedAgentOptions } from './guarded-agent';
 export { extractText, extractTitle, type ExtractedText } from './text-extraction';
 export { detectCharset, canonicalCharset } from './charset';
 export { parseContentType, documentFormat, type ContentType, type DocumentFormat } from './content-types';

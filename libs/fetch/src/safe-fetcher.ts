@@ -9,7 +9,8 @@ import { ACCEPT_ENCODING, CappedBody, parseContentEncoding, readCappedBody } fro
 import { ACCEPT_HEADER, ContentType, DocumentFormat, documentFormat, parseContentType } from './content-types';
 import { CachedDocument, DocumentCache } from './document-cache';
 import { abortableSleep, DomainLimiter, LocalDomainLimiter, registrableDomain } from './domain-limiter';
-import { createGuardedAgent, Dialer, Resolver } from './guarded-agent';
+import { createGuardedAgent } from './guarded-agent';
+import type { Dialer, Resolver } from './guarded-connect';
 import { networkError } from './network-errors';
 import { parseRetryAfter, retryDelayMs } from './retry-after';
 import { extractText } from './text-extraction';

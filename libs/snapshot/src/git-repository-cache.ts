@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { QuarryError } from '@quarry/contracts';
-import { parseAllowList, type Dialer, type Resolver } from '@quarry/fetch';
+import { parseAllowList, type Dialer, type Resolver } from '@quarry/fetch/policy';
 import { BlobReader } from './blob-reader';
 import { releaseFileLock, tryFileLock, withFileLock } from './file-lock';
 import { gitFailure } from './git-errors';

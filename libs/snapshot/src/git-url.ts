@@ -1,5 +1,5 @@
 import { QuarryError } from '@quarry/contracts';
-import { gateUrl, parseAllowList, type AllowList } from '@quarry/fetch';
+import { gateUrl, parseAllowList, type AllowList } from '@quarry/fetch/policy';
 
 const HTTPS_SUGGESTION = 'Give the repository\'s https:// clone URL, e.g. "https://github.com/owner/repo.git".';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { QuarryError } from '@quarry/contracts';
-import { checkAddress, guardedConnect, type AllowList, type GuardOptions } from '@quarry/fetch';
+import { checkAddress, guardedConnect, type AllowList, type GuardOptions } from '@quarry/fetch/policy';
 
 /**
  * The only way a git process reaches the network: git's `http.proxy` points here (a loopback port

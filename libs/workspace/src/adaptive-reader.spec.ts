@@ -1,4 +1,4 @@
-import { isWaitingOnDisk, measureFiles, SLICE_MS } from './adaptive-reader';
+import { isWaitingOnDisk, measureFiles, shouldReadConcurrently, SLICE_MS } from './adaptive-reader';
 import type { FileMeasure } from './file-measure';
 import { makeTempTree, removeTempTree, type TreeSpec } from './testing/temp-tree';
 
@@ -19,6 +19,31 @@ describe('isWaitingOnDisk', () => {
   it('says nothing from an empty or short slice', () => {
     expect(isWaitingOnDisk({ files: 0, bytes: 0, elapsedMs: 50 })).toBe(false);
     expect(isWaitingOnDisk({ files: 1, bytes: 10, elapsedMs: 1 })).toBe(false);
+  });
+});
+
+describe('shouldReadConcurrently', () => {
+  // A VM's warm slice: 25 µs per small file, over three times the model.
+  const slowWarmSlice = { files: 400, bytes: 400_000, elapsedMs: SLICE_MS };
+
+  it('goes concurrent when a slice looks like disk waits and nothing says concurrency is slower', () => {
+    expect(shouldReadConcurrently(slowWarmSlice, undefined)).toBe(true);
+    // The last concurrent batch ran at ~15 µs per file: faster, so concurrency again.
+    expect(shouldReadConcurrently(slowWarmSlice, { files: 1024, bytes: 1_000_000, elapsedMs: 15 })).toBe(true);
+  });
+
+  it('stays blocking when the last concurrent batch was slower per file than the slow slice', () => {
+    // ~40 µs per file through the thread pool, against 25 blocking: the machine, not the disk.
+    expect(shouldReadConcurrently(slowWarmSlice, { files: 1024, bytes: 1_000_000, elapsedMs: 40 })).toBe(false);
+  });
+
+  it('goes concurrent again once blocking slices get slower than that batch (the cache went cold)', () => {
+    const coldSlice = { files: 50, bytes: 100_000, elapsedMs: SLICE_MS };
+    expect(shouldReadConcurrently(coldSlice, { files: 1024, bytes: 1_000_000, elapsedMs: 40 })).toBe(true);
+  });
+
+  it('stays blocking at page-cache speed whatever concurrency did', () => {
+    expect(shouldReadConcurrently({ files: 900, bytes: 3_000_000, elapsedMs: SLICE_MS }, undefined)).toBe(false);
   });
 });
 

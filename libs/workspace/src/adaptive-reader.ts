@@ -11,7 +11,9 @@ import { measureFileConcurrently, measureFileSteps, READ_CHUNK_BYTES, type Expec
  *   4.3–5.5 s cold, the disk serving several reads at once.
  * - `auto` (default): blocking while slices run at page-cache speed; a slice several times slower
  *   is waiting on the disk, so the next batch goes concurrent, then a blocking slice probes again.
- *   1.3–1.8 s warm, 4.2–5.3 s cold.
+ *   1.3–1.8 s warm, 4.2–5.3 s cold. A machine whose system calls are slow (a VM: 15–20 µs to open,
+ *   read, fstat and close a file warm) makes warm slices look like disk waits; there, the last
+ *   concurrent batch having been slower per file than the slow slice keeps the reads blocking.
  */
 export type ReadStrategy = 'auto' | 'blocking' | 'concurrent';
 
@@ -27,6 +29,13 @@ export interface MeasureFilesOptions {
   /** What a file is expected to be (see ExpectedStat); one that is not anymore is measured `unreadable`. */
   expect?: (relative: string) => ExpectedStat | undefined;
 }
+
+/**
+ * The last concurrent batch this thread read, across calls: what concurrency buys is a property of
+ * the machine, and a scan measures its files in many calls (one per shard) that would each pay
+ * for finding it out again.
+ */
+let lastConcurrentBatch: SliceStats | undefined;
 
 /** How long blocking reads may hold the event loop before letting it run. */
 export const SLICE_MS = 10;
@@ -63,13 +72,13 @@ export async function measureFiles(
     if (blocking) {
       const slice = await readSliceBlocking(prefix, files, next, blockingBuffer, onMeasured, signal, options.expect);
       next += slice.files;
-      if (strategy === 'auto' && isWaitingOnDisk(slice)) blocking = false;
+      if (strategy === 'auto' && shouldReadConcurrently(slice, lastConcurrentBatch)) blocking = false;
       else batch = FIRST_CONCURRENT_BATCH;
     } else {
       const end = Math.min(files.length, next + batch);
       batch = Math.min(LARGEST_CONCURRENT_BATCH, batch * 2);
       concurrentBuffers ??= Array.from({ length: CONCURRENT_READS }, () => Buffer.allocUnsafe(READ_CHUNK_BYTES));
-      await readBatchConcurrently(prefix, files, next, end, concurrentBuffers, onMeasured, signal, options.expect);
+      lastConcurrentBatch = await readBatchConcurrently(prefix, files, next, end, concurrentBuffers, onMeasured, signal, options.expect);
       next = end;
       if (strategy === 'auto') blocking = true;
     }
@@ -88,10 +97,25 @@ export interface SliceStats {
  * files, 321 MB in 0.65 s; 1.8 s with the machine busy; 9–10 s from a cold cache). Three times
  * slower than that model is the disk, not a busy CPU.
  */
-export function isWaitingOnDisk({ files, bytes, elapsedMs }: SliceStats): boolean {
-  if (files === 0) return false;
-  const warmMs = files * 0.006 + bytes / 1_000_000;
-  return elapsedMs > 3 * warmMs && elapsedMs >= SLICE_MS / 2;
+export function isWaitingOnDisk(slice: SliceStats): boolean {
+  if (slice.files === 0) return false;
+  return slowness(slice) > 3 && slice.elapsedMs >= SLICE_MS / 2;
+}
+
+/** How many times the warm model's time a slice or batch took. */
+function slowness({ files, bytes, elapsedMs }: SliceStats): number {
+  return elapsedMs / (files * 0.006 + bytes / 1_000_000);
+}
+
+/**
+ * The auto strategy's choice after a blocking slice: concurrent reads when the slice looks like
+ * disk waits, unless the last concurrent batch was slower still (per file and byte). That batch is
+ * the measure of what concurrency buys on this machine: on a VM with slow system calls, warm slices
+ * exceed the model and concurrent batches are slower yet, so reads stay blocking.
+ */
+export function shouldReadConcurrently(slice: SliceStats, lastConcurrent: SliceStats | undefined): boolean {
+  if (!isWaitingOnDisk(slice)) return false;
+  return lastConcurrent === undefined || lastConcurrent.files === 0 || slowness(lastConcurrent) < slowness(slice);
 }
 
 /** Reads files from `start` until SLICE_MS has passed, then lets the event loop run. */
@@ -141,19 +165,24 @@ async function readBatchConcurrently(
   onMeasured: (relative: string, measure: FileMeasure) => void,
   signal: AbortSignal | undefined,
   expect: MeasureFilesOptions['expect'],
-): Promise<void> {
+): Promise<SliceStats> {
+  const started = performance.now();
   let next = start;
+  let bytes = 0;
   const reader = async (buffer: Buffer): Promise<void> => {
     while (next < end) {
       signal?.throwIfAborted();
       const relative = files[next++];
-      onMeasured(relative, await measureFileConcurrently(prefix + relative, buffer, signal, expect?.(relative)));
+      const measure = await measureFileConcurrently(prefix + relative, buffer, signal, expect?.(relative));
+      if (measure.kind === 'text') bytes += measure.bytes;
+      onMeasured(relative, measure);
     }
   };
   // Settle every reader before rejecting, so no file is still open when the caller hears of it.
   const outcomes = await Promise.allSettled(buffers.slice(0, Math.max(1, Math.min(buffers.length, end - start))).map(reader));
   const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (failure) throw failure.reason;
+  return { files: end - start, bytes, elapsedMs: performance.now() - started };
 }
 
 /** setImmediate runs after the poll phase: pending I/O callbacks (sockets, timers) get their turn. */

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import type { DialTarget, Dialer, ResolvedAddress, Resolver } from '../guarded-agent';
+import type { DialTarget, Dialer, ResolvedAddress, Resolver } from '../guarded-connect';
 
 /**
  * A pretend internet for tests, so that no packet ever leaves the machine.
