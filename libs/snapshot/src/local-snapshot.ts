@@ -5,7 +5,7 @@ import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { QuarryError } from '@quarry/contracts';
 import { measureFiles, walkFiles, type ExpectedStat, type FileMeasure, type MeasureFilesOptions, type WalkEntry, type WalkOptions, type WalkResult } from '@quarry/workspace';
-import { attributesMayConvert, parseIndexListing, type IndexedFile } from './git-index';
+import { attributesMayConvert, parseIndexFile, type IndexedFile } from './git-index';
 import { runGit, type GitEnvironment } from './git-process';
 import type { ResolvedSource, Snapshot, SnapshotEntry } from './snapshot';
 
@@ -239,14 +239,14 @@ export class LocalSnapshot implements Snapshot {
     if (!isCheckoutTop(this.root)) return undefined;
     const options = { cwd: this.root, timeoutMs: 60_000, signal };
     try {
-      const [listing, repositorySettings, gitPaths] = await Promise.all([
-        runGit(this.environment, ['ls-files', '--stage', '--debug', '-z'], options),
+      const [repositorySettings, gitPaths] = await Promise.all([
         runGit(this.environment, ['config', '--get-regexp', '^core\\.(autocrlf|attributesfile)$'], options).then((out) => out.toString('utf8'), () => ''),
-        runGit(this.environment, ['rev-parse', '--git-path', 'index', '--git-path', 'info/attributes'], options).then((out) => out.toString('utf8').trim().split('\n')),
+        runGit(this.environment, ['rev-parse', '--show-object-format', '--git-path', 'index', '--git-path', 'info/attributes'], options).then((out) => out.toString('utf8').trim().split('\n')),
       ]);
-      const [indexFile, infoAttributes] = gitPaths.map((gitPath) => path.resolve(this.root, gitPath));
+      const [objectFormat, indexFile, infoAttributes] = [gitPaths[0], ...gitPaths.slice(1).map((gitPath) => path.resolve(this.root, gitPath))];
+      // The index's mtime before its content: an index rewritten in between only moves the racy bound later.
       const indexWritten = probe(indexFile)?.mtimeMs;
-      const index = parseIndexListing(listing);
+      const index = parseIndexFile(await readFile(indexFile), objectFormat === 'sha256' ? 32 : 20);
       if (!index || indexWritten === undefined) return undefined;
       const settings = [repositorySettings, ...userGitConfigFiles().map(readText)].join('\n');
       if (/autocrlf\s*=?\s*(true|input)\b/i.test(settings)) return undefined;
