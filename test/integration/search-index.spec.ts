@@ -1,4 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -267,5 +268,33 @@ describe('the search index built by the scan', () => {
     await expectSameAsCold(snapshot, generatedQueries(23).slice(0, 60), 30);
     commits.close();
     snapshot.close();
+  });
+});
+
+describe('the search index store', () => {
+  it('remembers the segments it looked up, bounded, so a repeat look-up asks Postgres only about blobs it does not know', async () => {
+    const blobs = ['m1', 'm2', 'm3', 'm4'].map((name) => createHash('sha1').update(`${salt}:${name}`).digest('hex'));
+    const segment = { id: createHash('sha1').update(`${salt}:segment`).digest('hex'), data: Buffer.from('segment'), blobs: blobs.slice(0, 3), textBytes: 3 };
+    await index.saveSegment(segment);
+    const remembering = new SearchIndexRepository(database.pool, 2);
+    const queries = jest.spyOn(database.pool, 'query');
+    try {
+      expect(await remembering.segmentsOf(blobs)).toEqual(new Map(blobs.slice(0, 3).map((blob) => [blob, segment.id])));
+      expect(queries).toHaveBeenCalledTimes(1);
+      // The last two found are remembered (capacity 2): no query for them. The one never found is asked again.
+      queries.mockClear();
+      expect(await remembering.segmentsOf(blobs.slice(1, 3))).toEqual(new Map(blobs.slice(1, 3).map((blob) => [blob, segment.id])));
+      expect(queries).not.toHaveBeenCalled();
+      expect((await remembering.segmentsOf([blobs[3]])).size).toBe(0);
+      expect(queries).toHaveBeenCalledTimes(1);
+      // The forgotten one is asked for, alone.
+      queries.mockClear();
+      expect(await remembering.segmentsOf(blobs.slice(0, 3))).toEqual(new Map(blobs.slice(0, 3).map((blob) => [blob, segment.id])));
+      expect(queries).toHaveBeenCalledTimes(1);
+      expect(JSON.stringify(queries.mock.calls[0][0])).toContain(blobs[0]);
+      expect(JSON.stringify(queries.mock.calls[0][0])).not.toContain(blobs[1]);
+    } finally {
+      queries.mockRestore();
+    }
   });
 });

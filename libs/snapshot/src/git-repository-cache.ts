@@ -154,8 +154,37 @@ export class GitRepositoryCache {
     }
   }
 
+  /**
+   * Starts an eviction pass, beside the job that fetched rather than before it goes on: sizing the
+   * cache walks every repository's git directory (tens of ms on a kernel's partial clone with its
+   * many packs, on every commit fetched). One pass at a time; a request during a pass runs one more
+   * after it, as sizes have changed.
+   */
+  evictSoon(keep: CachedRepository): void {
+    if (this.evicting) {
+      this.evictAgain = keep;
+      return;
+    }
+    this.evicting = this.evict(keep)
+      .catch(() => undefined)
+      .then(() => {
+        this.evicting = undefined;
+        const again = this.evictAgain;
+        this.evictAgain = undefined;
+        if (again) this.evictSoon(again);
+      });
+  }
+
+  private evicting: Promise<void> | undefined;
+  private evictAgain: CachedRepository | undefined;
+
+  /** Settles once no eviction pass is running. */
+  async evictionsDone(): Promise<void> {
+    while (this.evicting) await this.evicting;
+  }
+
   /** Keeps the cache under its bound: least recently used repositories first, never one in use. */
-  async evict(keep: CachedRepository): Promise<void> {
+  private async evict(keep: CachedRepository): Promise<void> {
     const reposDir = path.join(this.root, 'repos');
     const entries = await readdir(reposDir).catch(() => [] as string[]);
     const sized = await Promise.all(
@@ -186,6 +215,7 @@ export class GitRepositoryCache {
   }
 
   async close(): Promise<void> {
+    await this.evictionsDone();
     const proxy = this.proxy;
     this.proxy = undefined;
     if (proxy) await (await proxy).close();
@@ -257,7 +287,7 @@ export class CachedRepository {
       await runGit(this.cache.environment(), ['--git-dir', this.gitDir, 'update-ref', LAST_FETCHED_REF, commit], { timeoutMs: 60_000 });
     }, signal);
     if (previous && FULL_COMMIT.test(previous) && previous !== commit) this.prefetchChanged(previous, commit);
-    await this.cache.evict(this);
+    this.cache.evictSoon(this);
   }
 
   /**
@@ -340,7 +370,7 @@ export class CachedRepository {
         throw new QuarryError('repo_unavailable', `${this.url} did not send ${still.length} of the ${missing.length} files asked for.`, { permanent: false, suggestion: 'The job is retried automatically.' });
       }
     }, signal);
-    await this.cache.evict(this);
+    this.cache.evictSoon(this);
   }
 
   /** The commit's files (`git ls-tree -r`, local: trees are here after ensureCommit). */
@@ -406,7 +436,7 @@ export class CachedRepository {
       await writeFile(`${target}.bytes`, String(bytes));
       await rename(temporary, target);
     }, signal);
-    await this.cache.evict(this);
+    this.cache.evictSoon(this);
     return target;
   }
 

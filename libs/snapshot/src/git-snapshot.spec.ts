@@ -311,9 +311,12 @@ describe('the cache', () => {
   it('evicts the least recently used repository past QUARRY_GIT_CACHE_BYTES, never the one in use', async () => {
     const repos = provider({ cacheBytes: 1_048_576 });
     await scanRepository(await repos.open({ git: server.url('demo.git') }));
+    await repos.git.evictionsDone();
     expect(repos.git.stats.evictions).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 20));
     await scanRepository(await repos.open({ git: server.url('moved/demo.git') }));
+    // Eviction runs beside the job that fetched, not before it goes on.
+    await repos.git.evictionsDone();
     expect(repos.git.stats.evictions).toBe(1);
     // The first one is gone: opening it again fetches it again.
     const before = repos.git.stats.commitFetches;
