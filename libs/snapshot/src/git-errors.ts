@@ -1,13 +1,13 @@
 import { QuarryError } from '@quarry/contracts';
 import { GitCommandError } from './git-process';
-import type { ProxyOutcome } from './guarded-git-proxy';
+import type { ProxySession } from './guarded-git-proxy';
 
 /**
  * A failed git command → the typed error a user can act on. The proxy's own refusal comes first
  * (url_blocked, dns_failed, repo_too_large: git only saw "403 from proxy"); then git's messages.
  * Credentials never appear: they are not in URLs, arguments or these messages.
  */
-export function gitFailure(error: unknown, session: Pick<ProxyOutcome, 'error'> | undefined, url: string, timeoutMs: number): unknown {
+export function gitFailure(error: unknown, session: ProxySession | undefined, url: string, timeoutMs: number): unknown {
   if (session?.error) return session.error;
   if (!(error instanceof GitCommandError)) return error;
   const stderr = error.stderr;

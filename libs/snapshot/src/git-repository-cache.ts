@@ -10,11 +10,10 @@ import { gitFailure } from './git-errors';
 import { runGit, type GitEnvironment } from './git-process';
 import { GitTree, parseTreeChanges, type TreeChange } from './git-tree';
 import { checkGitUrl } from './git-url';
-import { formatBytes, GuardedGitProxy, type GitProxy } from './guarded-git-proxy';
+import { formatBytes, GuardedGitProxy, type ProxySession } from './guarded-git-proxy';
 import { MeasureStore } from './measure-store';
 import { ObjectPresence } from './object-presence';
 import { parseLsRemote, resolveRef } from './remote-refs';
-import { gitProxyThreadAvailable, ThreadedGitProxy } from './threaded-git-proxy';
 
 export interface GitCredential {
   username: string;
@@ -89,8 +88,7 @@ export class GitRepositoryCache {
   readonly stats: GitCacheStats = { refLookups: 0, commitFetches: 0, blobFetches: 0, blobsFetched: 0, checkouts: 0, evictions: 0, treesListed: 0, treesDerived: 0 };
   readonly root: string;
   readonly options: Required<Omit<GitCacheOptions, 'resolver' | 'dialer' | 'credentials'>> & Pick<GitCacheOptions, 'resolver' | 'dialer' | 'credentials'>;
-  /** @internal The proxy, once started (tests look at which kind). */
-  proxy: Promise<GitProxy> | undefined;
+  private proxy: Promise<GuardedGitProxy> | undefined;
   private readonly repositories = new Map<string, CachedRepository>();
   private readonly home: string;
   private homeReady: Promise<void> | undefined;
@@ -140,7 +138,7 @@ export class GitRepositoryCache {
     const proxy = await this.startProxy();
     this.homeReady ??= mkdir(this.home, { recursive: true }).then(() => undefined);
     await this.homeReady;
-    const session = await proxy.session(this.options.maxBytes);
+    const session: ProxySession = proxy.session(this.options.maxBytes);
     try {
       return await runGit({ ...this.environment(), proxyUrl: session.url, ...this.credentialConfig(url) }, args, {
         cwd: options.cwd ?? this.home,
@@ -150,9 +148,9 @@ export class GitRepositoryCache {
       });
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
-      throw gitFailure(error, await session.end(), url, this.options.timeoutMs);
+      throw gitFailure(error, session, url, this.options.timeoutMs);
     } finally {
-      void session.end();
+      session.close();
     }
   }
 
@@ -223,23 +221,8 @@ export class GitRepositoryCache {
     if (proxy) await (await proxy).close();
   }
 
-  /**
-   * The proxy git commands go through: on a thread of its own in the compiled build (see
-   * ThreadedGitProxy), in this thread when a test injects its own resolver or dialer.
-   */
-  private startProxy(): Promise<GitProxy> {
-    const { resolver, dialer } = this.options;
-    if (!this.proxy) {
-      const started: Promise<GitProxy> =
-        resolver || dialer || !gitProxyThreadAvailable()
-          ? GuardedGitProxy.start({ allow: parseAllowList(this.options.allow), resolver, dialer })
-          : ThreadedGitProxy.start({ allow: this.options.allow }, () => {
-              // A lost thread is replaced at the next command.
-              if (this.proxy === started) this.proxy = undefined;
-            });
-      started.catch(() => undefined);
-      this.proxy = started;
-    }
+  private startProxy(): Promise<GuardedGitProxy> {
+    this.proxy ??= GuardedGitProxy.start({ allow: parseAllowList(this.options.allow), resolver: this.options.resolver, dialer: this.options.dialer });
     return this.proxy;
   }
 

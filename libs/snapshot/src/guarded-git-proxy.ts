@@ -23,20 +23,6 @@ export interface GuardedGitProxyOptions extends GuardOptions {
   allow: AllowList;
 }
 
-/** What a git command's proxy session saw, once the command ended. */
-export interface ProxyOutcome {
-  /** The first refusal or failure (url_blocked, dns_failed, repo_too_large…), for the typed error. */
-  error: QuarryError | undefined;
-  bytes: number;
-}
-
-/** A proxy for git commands: in this thread (GuardedGitProxy) or on a thread of its own (ThreadedGitProxy). */
-export interface GitProxy {
-  /** A fresh session: pass `url` as git's http.proxy; `end` it when the command ended. */
-  session(maxBytes: number): Promise<{ url: string; end(): Promise<ProxyOutcome> }>;
-  close(): Promise<void>;
-}
-
 export class ProxySession {
   /** Bytes received from remote hosts during this session. */
   bytes = 0;
@@ -74,15 +60,9 @@ export class ProxySession {
     for (const socket of this.sockets) socket.destroy();
     this.onClose();
   }
-
-  /** Closes the session and says what it saw. */
-  async end(): Promise<ProxyOutcome> {
-    this.close();
-    return { error: this.error, bytes: this.bytes };
-  }
 }
 
-export class GuardedGitProxy implements GitProxy {
+export class GuardedGitProxy {
   private readonly sessions = new Map<string, ProxySession>();
   private constructor(
     private readonly server: http.Server,
@@ -107,12 +87,8 @@ export class GuardedGitProxy implements GitProxy {
     return (this.server.address() as AddressInfo).port;
   }
 
-  async session(maxBytes: number): Promise<ProxySession> {
-    return this.open(maxBytes);
-  }
-
   /** A fresh session: pass `session.url` as git's http.proxy; close it when the command ended. */
-  open(maxBytes: number): ProxySession {
+  session(maxBytes: number): ProxySession {
     const name = `s${randomBytes(6).toString('hex')}`;
     const token = randomBytes(18).toString('hex');
     const key = Buffer.from(`${name}:${token}`).toString('base64');
