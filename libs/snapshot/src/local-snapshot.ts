@@ -244,7 +244,8 @@ export class LocalSnapshot implements Snapshot {
         runGit(this.environment, ['rev-parse', '--show-object-format', '--git-path', 'index', '--git-path', 'info/attributes'], options).then((out) => out.toString('utf8').trim().split('\n')),
       ]);
       const [objectFormat, indexFile, infoAttributes] = [gitPaths[0], ...gitPaths.slice(1).map((gitPath) => path.resolve(this.root, gitPath))];
-      // The index's mtime before its content: an index rewritten in between only moves the racy bound later.
+      // The index's mtime before its content: an index rewritten in between is judged by its
+      // predecessor's time, so more of its entries count as racy, never fewer.
       const indexWritten = probe(indexFile)?.mtimeMs;
       const index = parseIndexFile(await readFile(indexFile), objectFormat === 'sha256' ? 32 : 20);
       if (!index || indexWritten === undefined) return undefined;

@@ -11,7 +11,7 @@ import { measureFileConcurrently, measureFileSteps, READ_CHUNK_BYTES, type Expec
  *   4.3–5.5 s cold, the disk serving several reads at once.
  * - `auto` (default): blocking while slices run at page-cache speed; a slice several times slower
  *   is waiting on the disk, so the next batch goes concurrent, then a blocking slice probes again.
- *   1.3–1.8 s warm, 4.2–5.3 s cold. A machine whose system calls are slow (a VM: 15–20 µs to open,
+ *   1.3–1.8 s warm, 4.2–5.3 s cold. A machine whose system calls are slow (a VM: 20–25 µs to open,
  *   read, fstat and close a file warm) makes warm slices look like disk waits; there, the last
  *   concurrent batch having been slower per file than the slow slice keeps the reads blocking.
  */
