@@ -54,7 +54,7 @@ export class LocalSnapshot implements Snapshot {
 
   /**
    * Starts reading git's index beside the walk, for `listedBlobs` (a scan's; other jobs on a
-   * directory never pay for it): `ls-files` of a kernel checkout is 16 MB to parse.
+   * directory never pay for it): a kernel checkout's index is 8 MB to read and parse.
    */
   prepareListedBlobs(signal?: AbortSignal): void {
     this.indexed ??= this.readIndex(signal);
