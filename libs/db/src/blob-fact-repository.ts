@@ -36,12 +36,7 @@ export class BlobFactRepository implements BlobFactStore {
 
   async lookup(blobs: readonly string[]): Promise<Map<string, FileMeasure>> {
     const found = new Map<string, FileMeasure>();
-    const unknown: string[] = [];
-    for (const blob of blobs) {
-      const measure = this.remembered.get(blob);
-      if (measure) found.set(blob, measure);
-      else unknown.push(blob);
-    }
+    const unknown = this.remembered.recall(blobs, found);
     for (let start = 0; start < unknown.length; start += SLICE) {
       const slice = unknown.slice(start, start + SLICE);
       // A join with the ids as one space-separated text (a hash join, not 50k index probes of

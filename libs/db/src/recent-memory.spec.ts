@@ -30,4 +30,13 @@ describe('RecentMemory', () => {
     memory.set('a', 1);
     expect(memory.get('a')).toBeUndefined();
   });
+
+  it('recalls what it remembers of a list into a map, and returns the rest', () => {
+    const memory = new RecentMemory<string, number>(10);
+    memory.set('a', 1);
+    memory.set('c', 3);
+    const found = new Map<string, number>();
+    expect(memory.recall(['a', 'b', 'c', 'd'], found)).toEqual(['b', 'd']);
+    expect(found).toEqual(new Map([['a', 1], ['c', 3]]));
+  });
 });

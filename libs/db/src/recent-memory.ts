@@ -32,6 +32,17 @@ export class RecentMemory<K, V> {
     return entry.value;
   }
 
+  /** Puts what it remembers of `keys` into `found` (each marked used); returns the keys it does not remember. */
+  recall(keys: Iterable<K>, found: Map<K, V>): K[] {
+    const unknown: K[] = [];
+    for (const key of keys) {
+      const value = this.get(key);
+      if (value === undefined) unknown.push(key);
+      else found.set(key, value);
+    }
+    return unknown;
+  }
+
   set(key: K, value: V): void {
     if (this.capacity <= 0) return;
     const entry = this.entries.get(key);

@@ -14,8 +14,8 @@ const SEGMENT_IDS_KEPT = 10_000;
  * Through pg directly: segments are megabytes of bytea, and a segment's rows go in one transaction.
  *
  * A blob's segment never changes once stored (insert-or-keep, never deleted), so the segments of
- * the blobs this process looked up or saved are remembered (most recent `remember` blobs), as the
- * blob facts are: a re-scan of a kernel commit on the worker that indexed the previous one asks
+ * the blobs this process looked up are remembered (most recent `remember` blobs), as the blob
+ * facts are: a re-scan of a kernel commit on the worker that indexed the previous one asks
  * Postgres about its new blobs only, instead of receiving and parsing 78k rows (~200 ms of the
  * worker's main thread, most of it garbage collection, while the scan waited on that thread).
  * Saving a segment remembers nothing: a blob already in another segment keeps that one.
@@ -34,12 +34,7 @@ export class SearchIndexRepository implements SearchIndexStore {
 
   async segmentsOf(blobs: readonly string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
-    const unknown: string[] = [];
-    for (const blob of blobs) {
-      const segment = this.remembered.get(blob);
-      if (segment === undefined) unknown.push(blob);
-      else found.set(blob, segment);
-    }
+    const unknown = this.remembered.recall(blobs, found);
     for (let start = 0; start < unknown.length; start += SLICE) {
       // A hash join on the wanted ids, as the blob facts' look-up: about twice as fast as `= ANY` for a commit's worth.
       const { rows } = await this.pool.query<[string, string]>({
