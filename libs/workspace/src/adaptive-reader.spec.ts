@@ -89,6 +89,19 @@ describe('measureFiles', () => {
     expect(seen).toEqual({ 'same.txt': 'text', 'grown.txt': 'unreadable', 'touched.txt': 'unreadable', 'big.txt': 'text', 'free.txt': 'text' });
   });
 
+  it.each(['blocking', 'concurrent'] as const)('measures a file larger than a chunk that grew or shrank since its expected size as unreadable (%s)', async (strategy) => {
+    root = await makeTempTree({ 'grew.txt': 'x\n'.repeat(100_000), 'shrank.txt': 'x\n'.repeat(100_000) });
+    const { statSync } = await import('node:fs');
+    const mtimeMs = (name: string) => Math.floor(statSync(`${root}/${name}`).mtimeMs);
+    const expected: Record<string, { bytes: number; mtimeMs: number }> = {
+      'grew.txt': { bytes: 150_000, mtimeMs: mtimeMs('grew.txt') },
+      'shrank.txt': { bytes: 250_000, mtimeMs: mtimeMs('shrank.txt') },
+    };
+    const seen: Record<string, FileMeasure['kind']> = {};
+    await measureFiles(root, Object.keys(expected), (relative, measure) => (seen[relative] = measure.kind), { strategy, expect: (relative) => expected[relative] });
+    expect(seen).toEqual({ 'grew.txt': 'unreadable', 'shrank.txt': 'unreadable' });
+  });
+
   it('lets the event loop run while it reads in blocking slices', async () => {
     const large: TreeSpec = {};
     for (let index = 0; index < 200; index++) large[`f${index}.txt`] = 'line\n'.repeat(20_000); // 100 KB each

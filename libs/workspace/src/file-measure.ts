@@ -110,11 +110,15 @@ export function* measureFileSteps(absolutePath: string, buffer: Buffer, expect?:
       if (next === 'done') return checked(count.result());
       if (count.needsSize) {
         let afterSize: 'unreadable' | 'done' | 'more';
-        try {
-          const stats = fstatSync(fd);
-          afterSize = count.setSize(stats.isFile(), stats.size);
-        } catch {
-          return UNREADABLE;
+        // An expected size needs no fstat of its own: the one after reading checks it.
+        if (expect) afterSize = count.setSize(true, expect.bytes);
+        else {
+          try {
+            const stats = fstatSync(fd);
+            afterSize = count.setSize(stats.isFile(), stats.size);
+          } catch {
+            return UNREADABLE;
+          }
         }
         if (afterSize === 'unreadable') return UNREADABLE;
         if (afterSize === 'done') return checked(count.result());
@@ -161,6 +165,8 @@ export function measureFileConcurrently(absolutePath: string, buffer: Buffer, si
         if (next === BINARY) return finish(BINARY);
         if (next === 'done') return finish(count.result());
         if (!count.needsSize) return readNext();
+        // An expected size needs no fstat of its own: the one in `finish` checks it.
+        if (expect) return count.setSize(true, expect.bytes) === 'done' ? finish(count.result()) : readNext();
         fstat(fd, (statError, stats) => {
           const afterSize = statError ? 'unreadable' : count.setSize(stats.isFile(), stats.size);
           if (afterSize === 'unreadable') return finish(UNREADABLE);
