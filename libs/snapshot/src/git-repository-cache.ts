@@ -503,4 +503,3 @@ async function directoryBytes(dir: string): Promise<number> {
 }
 
 export { formatBytes };
-

@@ -243,7 +243,8 @@ export class LocalSnapshot implements Snapshot {
         runGit(this.environment, ['config', '--get-regexp', '^core\\.(autocrlf|attributesfile)$'], options).then((out) => out.toString('utf8'), () => ''),
         runGit(this.environment, ['rev-parse', '--show-object-format', '--git-path', 'index', '--git-path', 'info/attributes'], options).then((out) => out.toString('utf8').trim().split('\n')),
       ]);
-      const [objectFormat, indexFile, infoAttributes] = [gitPaths[0], ...gitPaths.slice(1).map((gitPath) => path.resolve(this.root, gitPath))];
+      const [objectFormat, indexPath, infoAttributesPath] = gitPaths;
+      const [indexFile, infoAttributes] = [indexPath, infoAttributesPath].map((gitPath) => path.resolve(this.root, gitPath));
       // The index's mtime before its content: an index rewritten in between is judged by its
       // predecessor's time, so more of its entries count as racy, never fewer.
       const indexWritten = probe(indexFile)?.mtimeMs;
