@@ -3,12 +3,13 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { InProcessShardExecutor, shardedScan } from '../../libs/blob-scan/src';
+import { InProcessShardExecutor, ScanMemory, shardedScan, type ScanChanges } from '../../libs/blob-scan/src';
 import { BlobFactRepository } from '../../libs/db/src/blob-fact-repository';
 import { createDatabase } from '../../libs/db/src/prisma-client';
 import { SearchIndexRepository } from '../../libs/db/src/search-index-repository';
 import { closeSharedSearchPool, searchWorkspace, type SearchRequest } from '../../libs/search/src';
-import { IndexedCommits, SegmentCache, indexCommit, searchIndexed, shardIndexer, type BuiltSegment, type SearchIndexStore } from '../../libs/search-index/src';
+import { IndexedCommits, ScanIndexing, SegmentCache, indexCommit, searchIndexed, shardIndexer, type BuiltSegment, type ScannedCommit, type SearchIndexStore } from '../../libs/search-index/src';
+import type { CommitManifest } from '../../libs/search-index/src/store';
 import { generatedQueries, writeSearchFixture } from '../../libs/search-index/src/testing/search-fixture';
 import { SnapshotProvider, type Snapshot } from '../../libs/snapshot/src';
 import type { FileMeasure } from '../../libs/workspace/src';
@@ -198,6 +199,67 @@ describe('the search index built by the scan', () => {
       snapshot.close();
     } finally {
       await fresh.close();
+    }
+  });
+
+  it('indexes a commit next to a remembered scan from its changed blobs alone, to the manifest a whole listing gives', async () => {
+    const remembering = new SnapshotProvider({ workspaceRoots: [work], git: { dataDir: path.join(work, 'remembering-data'), allow: ['127.0.0.1/32'], dialer: loopbackOnlyDialer } });
+    const url = server.url('idx.git');
+    const memory = new ScanMemory();
+    // The store the scans index through: its look-ups are counted.
+    const store = Object.assign(Object.create(index) as SearchIndexStore, { segmentsOf: jest.fn((blobs: readonly string[]) => index.segmentsOf(blobs)) });
+    const indexing = new ScanIndexing(store);
+    const scanAndIndexRemembering = async () => {
+      const snapshot = await remembering.open(await remembering.resolve({ git: url, ref: 'main' }));
+      let assembled: ScannedCommit['assembled'];
+      let changed: ScanChanges | undefined;
+      await shardedScan(snapshot, {
+        store: facts,
+        executor: new InProcessShardExecutor(snapshot, facts, 2, 'w1', undefined, shardIndexer(store)),
+        signal: new AbortController().signal,
+        limits: TINY,
+        inlineBelowFiles: 0,
+        memory,
+        onAssembled: (files, known) => (assembled = { files, facts: known }),
+        onChanged: (changes) => (changed = changes),
+      });
+      await indexing.afterScan(snapshot, url, { assembled, changed });
+      return { snapshot, changed };
+    };
+    try {
+      writeFileSync(path.join(checkout, 'small-gone.c'), `// ${salt} gone soon\n`);
+      git('add', '-A');
+      git('commit', '-q', '-m', 'small');
+      publish();
+      const first = await scanAndIndexRemembering();
+      expect(first.changed).toBeUndefined();
+      first.snapshot.close();
+
+      writeFileSync(path.join(checkout, 'src/remembered.c'), `// ${salt} remembered\nint spin_lock_remembered(void);\n`);
+      writeFileSync(path.join(checkout, 'empty.c'), `// ${salt} empty.c rewritten\nstatic int kmalloc_remembered;\n`);
+      // (Not one of the largest files: a result's list of those would need the whole tree again.)
+      git('rm', '-q', 'small-gone.c');
+      git('add', '-A');
+      git('commit', '-q', '-m', 'remembered');
+      publish();
+      store.segmentsOf.mockClear();
+      const second = await scanAndIndexRemembering();
+      expect(second.changed).toBeDefined();
+      // Segments were asked for the changed blobs only, never for the commit's hundreds.
+      for (const [blobs] of store.segmentsOf.mock.calls) expect(blobs.length).toBeLessThanOrEqual(4);
+      // The manifest equals the one indexCommit writes from the whole listing (into a store that has none yet).
+      let whole: CommitManifest | undefined;
+      const blank = Object.assign(Object.create(index) as SearchIndexStore, { manifest: async () => undefined, saveManifest: async (manifest: CommitManifest) => void (whole = manifest) });
+      await indexCommit(second.snapshot, blank);
+      expect(await index.manifest(second.snapshot.source.commit)).toEqual(whole);
+      await expectSameAsCold(second.snapshot, [
+        { mode: 'literal', pattern: 'spin_lock_remembered', caseSensitivity: 'sensitive' },
+        { mode: 'literal', pattern: 'kmalloc_remembered', caseSensitivity: 'sensitive' },
+        ...generatedQueries(7).slice(0, 20),
+      ], 10);
+      second.snapshot.close();
+    } finally {
+      await remembering.close();
     }
   });
 

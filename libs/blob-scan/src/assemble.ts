@@ -17,11 +17,24 @@ export interface AssembleInput {
  * largest files as the single-process scan (`scanRepository`), which feeds the same ScanTotals.
  */
 export function assembleScan(input: AssembleInput): ScanResult {
-  const totals = new ScanTotals(Math.min(MAX_LARGEST_FILES, Math.max(0, input.largestFiles ?? MAX_LARGEST_FILES)));
-  for (const [path, blob] of input.files) {
-    totals.add(path, (blob !== undefined && input.facts.get(blob)) || UNREADABLE);
-  }
-  return totals.result(input.root, input.skipped, input.durationMs);
+  return totalsOf(input).result(input.root, input.skipped, input.durationMs);
+}
+
+/** The running sums behind `assembleScan`'s result, which a re-scan of a next commit updates. */
+export function totalsOf(input: Pick<AssembleInput, 'files' | 'facts' | 'largestFiles'>): ScanTotals {
+  const totals = new ScanTotals(largestFilesOf(input.largestFiles));
+  for (const [path, blob] of input.files) totals.add(path, factsOf(blob, input.facts));
+  return totals;
+}
+
+/** How many largest files a result lists, for a requested count. */
+export function largestFilesOf(requested: number | undefined): number {
+  return Math.min(MAX_LARGEST_FILES, Math.max(0, requested ?? MAX_LARGEST_FILES));
+}
+
+/** A file's facts by its blob; unreadable when it has no blob or the blob no facts. */
+export function factsOf(blob: string | undefined, facts: ReadonlyMap<string, FileMeasure>): FileMeasure {
+  return (blob !== undefined && facts.get(blob)) || UNREADABLE;
 }
 
 const UNREADABLE: FileMeasure = { kind: 'unreadable' };

@@ -1,11 +1,7 @@
 import type { ScanResult } from '@quarry/contracts';
-import type { Snapshot } from '@quarry/snapshot';
+import type { BlobPath, Snapshot } from '@quarry/snapshot';
 
-/** A file of a commit and its blob. */
-export interface BlobPath {
-  path: string;
-  blob: string;
-}
+export type { BlobPath };
 
 /**
  * Work a scan does on each blob besides its facts (the code index: tokens, symbols, secrets),
@@ -22,5 +18,12 @@ export interface BlobDerivation {
    * The scan result's fields from the rows of every file of the commit (a row still missing — the
    * same content under a second language, say — is derived here first).
    */
-  summarize?(snapshot: Snapshot, files: readonly BlobPath[], signal?: AbortSignal): Promise<Partial<ScanResult>>;
+  summarize?(snapshot: Snapshot, files: readonly BlobPath[], signal?: AbortSignal): Promise<DerivedTotals>;
+}
+
+/** The fields a derivation adds to a scan result, kept up to date as files change (a re-scan of a next commit). */
+export interface DerivedTotals {
+  result(): Partial<ScanResult>;
+  /** Takes back `removed` and adds `added`, files of `snapshot` (whose rows it derives first when missing). */
+  update(snapshot: Snapshot, changes: { added: readonly BlobPath[]; removed: readonly BlobPath[] }, signal?: AbortSignal): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SnapshotProvider, type Snapshot } from '@quarry/snapshot';
@@ -9,7 +9,10 @@ import { loopbackOnlyDialer } from '../../fetch/src/testing/virtual-network';
 import { MemoryBlobFacts, type BlobFact, type BlobFactStore } from './blob-facts';
 import { InProcessShardExecutor } from './in-process-executor';
 import { planShards, describeShardPaths } from './plan';
-import { derivedWorkLimits, shardedScan } from './sharded-scan';
+import { derivedWorkLimits, shardedScan, type ScanChanges } from './sharded-scan';
+import { ScanMemory } from './scan-memory';
+import { CodeIndexScanStep } from '../../code-index/src/store/scan-step';
+import { MemoryBlobIndexStore } from '../../code-index/src/store/blob-index-store';
 import type { BlobDerivation } from './blob-derivation';
 
 jest.setTimeout(60_000);
@@ -160,6 +163,123 @@ describe('a sharded scan', () => {
     expect(second.blobs).toEqual({ total: 20, processed: 1, reused: 19 });
     expect(second.shards).toBe(1);
     expect(second.lines).toBe(first.lines + 1);
+  });
+});
+
+describe('a re-scan from a remembered scan', () => {
+  /** A served copy of the demo repository (ignore rules, force-added ignored files, a symlink, a binary) to commit to. */
+  function servedCopy(name: string) {
+    const work = mkdtempSync(path.join(os.tmpdir(), `quarry-blob-scan-${name}-`));
+    dataDirs.push(work);
+    const git = (...args: string[]) => execFileSync('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]).toString().trim();
+    execFileSync('git', ['clone', '-q', fixtures.checkout, work]);
+    const bare = path.join(fixtures.root, `${name}.git`);
+    execFileSync('git', ['clone', '-q', '--bare', work, bare]);
+    return {
+      url: server.url(`${name}.git`),
+      /** Applies `change` in the work tree, commits everything (ignored files too) and publishes it; the commit id. */
+      commit(change: (at: (file: string) => string) => void): string {
+        change((file) => {
+          const absolute = path.join(work, file);
+          mkdirSync(path.dirname(absolute), { recursive: true });
+          return absolute;
+        });
+        git('add', '-A');
+        git('add', '-f', '-A');
+        git('commit', '-q', '--allow-empty', '-m', 'next');
+        execFileSync('git', ['-C', bare, 'fetch', '-q', work, '+main:main']);
+        return git('rev-parse', 'HEAD');
+      },
+    };
+  }
+
+  const step = () => new CodeIndexScanStep(new MemoryBlobIndexStore());
+
+  it('works on the changed files only, and equals a fresh scan of the commit after every kind of change', async () => {
+    const served = servedCopy('remembered');
+    const repos = provider();
+    const store = new MemoryBlobFacts();
+    const memory = new ScanMemory();
+    const derive = step();
+    const scanned = async (options: { largestFiles?: number } = {}) => {
+      const snapshot = await repos.open(await repos.resolve({ git: served.url, ref: 'main' }));
+      const changes: ScanChanges[] = [];
+      const result = await shardedScan(snapshot, { ...options, store, executor: new InProcessShardExecutor(snapshot, store, 2, 'w1', derive), signal: new AbortController().signal, limits: TINY, derive, memory, onChanged: (change) => changes.push(change) });
+      return { result, changes };
+    };
+    // Fresh scans: a new cache, facts and memory each; the code index's rows (by blob) are shared.
+    const freshStep = step();
+    const fresh = async (commit: string, options: { largestFiles?: number } = {}) => {
+      const snapshot = await provider().open({ git: served.url, ref: commit });
+      const freshStore = new MemoryBlobFacts();
+      return shardedScan(snapshot, { ...options, store: freshStore, executor: new InProcessShardExecutor(snapshot, freshStore, 1, 'w2', freshStep), signal: new AbortController().signal, derive: freshStep });
+    };
+    // Larger files than any the steps change: they stay out of the two largest.
+    served.commit((at) => {
+      for (let index = 0; index < 3; index++) writeFileSync(at(`filler/f${index}.txt`), `${'filler line\n'.repeat(200)}${index}\n`);
+      // Still the largest, but quick to index again in every fresh scan.
+      writeFileSync(at('big/data.txt'), 'big data line\n'.repeat(2_000));
+    });
+    const first = await scanned({ largestFiles: 2 });
+    expect(first.changes).toEqual([]);
+    let previous = (await repos.resolve({ git: served.url, ref: 'main' })).commit;
+
+    const steps: Array<[string, (at: (file: string) => string) => void]> = [
+      ['one file changed', (at) => writeFileSync(at('src/app.ts'), 'export const answer = 43;\n')],
+      ['files in new directories', (at) => (writeFileSync(at('lib/deep/x.ts'), 'export class X {}\n'), writeFileSync(at('lib/y.md'), '# y\n'))],
+      ['files deleted, one renamed', (at) => (rmSync(at('docs/guide.md')), rmSync(at('src/util.js')), renameSync(at('README.md'), at('README2.md')))],
+      ['ignored files force-added, in an ignored directory too', (at) => (writeFileSync(at('trace.log'), 'log\n'), writeFileSync(at('build/out.js'), 'built\n'))],
+      ['a file turned into a symlink', (at) => (rmSync(at('src/app.ts')), symlinkSync('../README2.md', at('src/app.ts')))],
+      ['a binary added, another removed', (at) => (writeFileSync(at('img/a.bin'), Buffer.from([0, 1, 2, 3])), rmSync(at('logo.png')))],
+      ['a blob at a second path', (at) => writeFileSync(at('copy/README2.md'), readFileSync(at('README2.md')))],
+      ['a whole directory deleted', (at) => rmSync(at('lib'), { recursive: true })],
+    ];
+    for (const [change, apply] of steps) {
+      const commit = served.commit(apply);
+      const { result, changes } = await scanned({ largestFiles: 2 });
+      expect({ change, changes: changes.map((changed) => changed.base) }).toEqual({ change, changes: [previous] });
+      expect({ change, result: comparable(result), blobs: result.blobs.total }).toEqual({ change, result: comparable(await fresh(commit, { largestFiles: 2 })), blobs: result.blobs.total });
+      expect(result.tokens?.total).toBeGreaterThan(0);
+      previous = commit;
+    }
+
+    // An ignore file changed: the rules of unchanged directories may have, so the scan starts afresh.
+    let commit = served.commit((at) => writeFileSync(at('.gitignore'), '*.log\n'));
+    let rescanned = await scanned({ largestFiles: 2 });
+    expect(rescanned.changes).toEqual([]);
+    expect(comparable(rescanned.result)).toEqual(comparable(await fresh(commit, { largestFiles: 2 })));
+    // One of the largest files went: the next one down was never kept, so the scan starts afresh too.
+    commit = served.commit((at) => rmSync(at('big/data.txt')));
+    rescanned = await scanned({ largestFiles: 2 });
+    expect(rescanned.changes).toEqual([]);
+    expect(comparable(rescanned.result)).toEqual(comparable(await fresh(commit, { largestFiles: 2 })));
+    // And the scan after it starts from that one again.
+    commit = served.commit((at) => writeFileSync(at('src/new.ts'), 'export const n = 1;\n'));
+    rescanned = await scanned({ largestFiles: 2 });
+    expect(rescanned.changes.map((changed) => changed.gained.length)).toEqual([1]);
+    expect(rescanned.result.blobs.processed).toBe(1);
+    expect(comparable(rescanned.result)).toEqual(comparable(await fresh(commit, { largestFiles: 2 })));
+  });
+
+  it('is not used under other settings, nor by a scan that needs every file and did not ask for changes', async () => {
+    const served = servedCopy('settings');
+    const repos = provider();
+    const store = new MemoryBlobFacts();
+    const memory = new ScanMemory();
+    const scan = async (options: Partial<Parameters<typeof shardedScan>[1]>) => {
+      const snapshot = await repos.open(await repos.resolve({ git: served.url, ref: 'main' }));
+      const changes: ScanChanges[] = [];
+      const assembled: number[] = [];
+      await shardedScan(snapshot, { store, executor: new InProcessShardExecutor(snapshot, store, 1, 'w1'), signal: new AbortController().signal, memory, onChanged: (change) => changes.push(change), ...options, onAssembled: (files) => assembled.push(files.length) });
+      return { changes: changes.length, assembled: assembled.length };
+    };
+    await scan({});
+    served.commit((at) => writeFileSync(at('a.txt'), 'a\n'));
+    expect(await scan({ largestFiles: 3 })).toEqual({ changes: 0, assembled: 1 });
+    served.commit((at) => writeFileSync(at('b.txt'), 'b\n'));
+    expect(await scan({ largestFiles: 3 })).toEqual({ changes: 1, assembled: 0 });
+    served.commit((at) => writeFileSync(at('c.txt'), 'c\n'));
+    expect(await scan({ largestFiles: 3, onChanged: undefined })).toEqual({ changes: 0, assembled: 1 });
   });
 });
 

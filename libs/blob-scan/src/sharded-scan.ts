@@ -1,13 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import type { JobProgress, ScanResult } from '@quarry/contracts';
 import { number } from '@quarry/render';
-import type { Snapshot } from '@quarry/snapshot';
-import type { FileMeasure } from '@quarry/workspace';
-import { assembleScan } from './assemble';
-import type { BlobDerivation } from './blob-derivation';
+import type { Snapshot, SnapshotChanges } from '@quarry/snapshot';
+import type { FileMeasure, WalkSkipped } from '@quarry/workspace';
+import { factsOf, largestFilesOf, totalsOf } from './assemble';
+import type { BlobDerivation, BlobPath } from './blob-derivation';
 import type { BlobFactStore } from './blob-facts';
 import { DEFAULT_SHARD_LIMITS, planShards, type ShardFile, type ShardLimits, type ShardTask } from './plan';
 import type { ShardOutcome } from './run-shard';
+import type { RememberedScan, ScanMemory } from './scan-memory';
 
 /** Runs a scan's shards somewhere: as child jobs on any worker, or in this process. */
 export interface ShardExecutor {
@@ -52,6 +53,27 @@ export interface ShardedScanOptions {
    * of a kernel re-scan, now beside the walk, the facts' look-up and the shards).
    */
   onListed?: (blobs: ReadonlySet<string>) => void;
+  /**
+   * The worker's memory of earlier scans. A scan of a commit whose tree was derived from one
+   * remembered here starts from that scan's sums and works only on the files that changed; every
+   * scan of a git commit is remembered for the next.
+   */
+  memory?: ScanMemory;
+  /**
+   * Called instead of `onAssembled` when the scan worked on the changes from a remembered scan of
+   * commit `base`: the distinct blobs the commit gained and lost (a path each for those gained),
+   * the facts of both, and how many files it lists.
+   */
+  onChanged?: (changes: ScanChanges) => void;
+}
+
+/** What a scan that started from a remembered one changed (`ShardedScanOptions.onChanged`). */
+export interface ScanChanges {
+  base: string;
+  gained: BlobPath[];
+  lost: string[];
+  facts: ReadonlyMap<string, FileMeasure>;
+  files: number;
 }
 
 /** A scan with this few files left to read runs them in place when it can (`inline`). */
@@ -69,10 +91,30 @@ export type ShardedScanResult = ScanResult & Required<Pick<ScanResult, 'shards' 
  * blobs. Progress is one bar over all files: reused ones count as done from the start.
  */
 export async function shardedScan(snapshot: Snapshot, options: ShardedScanOptions): Promise<ShardedScanResult> {
-  const { signal, onProgress, store } = options;
   const started = performance.now();
-  signal.throwIfAborted();
-  onProgress?.({ stage: 'listing', done: 0 });
+  options.signal.throwIfAborted();
+  options.onProgress?.({ stage: 'listing', done: 0 });
+  const remembering = rememberingOf(snapshot, options);
+  // A caller that needs every file once assembled (`onAssembled`) gets the changes instead only if it asked for them.
+  if (remembering && snapshot.changesSince && (!options.onAssembled || options.onChanged)) {
+    const changes = await snapshot.changesSince(options.signal);
+    const base = changes && remembering.memory.take(remembering.repository, changes.base, (scan) => scan.settings === remembering.settings);
+    if (changes && base) {
+      const result = await rescan(snapshot, options, changes, base, started);
+      if (result) return result;
+    }
+  }
+  return fullScan(snapshot, options, started);
+}
+
+/** Where and under what settings a scan of this snapshot is remembered: git commits only (a directory changes under it). */
+function rememberingOf(snapshot: Snapshot, options: ShardedScanOptions): { memory: ScanMemory; repository: string; settings: string } | undefined {
+  if (!options.memory || snapshot.kind !== 'git' || !('git' in snapshot.source)) return undefined;
+  return { memory: options.memory, repository: snapshot.source.git, settings: `${options.derive ? 'derived' : 'facts'} ${largestFilesOf(options.largestFiles)}` };
+}
+
+async function fullScan(snapshot: Snapshot, options: ShardedScanOptions, started: number): Promise<ShardedScanResult> {
+  const { signal, onProgress, store } = options;
   // A git tree names its blobs before the walk: their facts are looked up beside it, and a step
   // after the scan starts its own look-ups (a kernel re-scan's walk and listing, ~150 ms, no
   // longer come before them).
@@ -115,10 +157,114 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
       toRead.push(stat ? { path: paths[index], blob, bytes: stat.bytes, mtimeMs: stat.mtimeMs } : { path: paths[index], blob });
     }
   }
+  const { outcomes, shards, workerIds, processed } = await readShards(toRead, listing.files.length, options);
+
+  let indexOf: Map<string, number> | undefined;
+  for (const outcome of outcomes) {
+    if (outcome.blobs.length === 0) continue;
+    snapshot.learnBlobs?.(outcome.blobs);
+    indexOf ??= new Map(paths.map((path, index) => [path, index]));
+    for (const [path, blob] of outcome.blobs) {
+      const index = indexOf.get(path);
+      if (index !== undefined) blobs[index] = blob;
+    }
+  }
+  // The facts of the blobs just read join the known ones in place (no copies of 78k-entry maps:
+  // this last step is where a big scan's worker peaked in memory).
+  const allBlobs = listedBlobs;
+  if (indexOf) for (const blob of blobs) if (blob !== undefined) allBlobs.add(blob);
+  const missing: string[] = [];
+  for (const blob of allBlobs) if (!known.has(blob)) missing.push(blob);
+  const facts: Map<string, FileMeasure> = known;
+  if (missing.length > 0) for (const [blob, measure] of await store.lookup(missing)) facts.set(blob, measure);
+
+  const totals = totalsOf({ files: zip(paths, blobs), facts, largestFiles: options.largestFiles });
+  const result = totals.result(snapshot.root, listing.skipped, Math.round(performance.now() - started));
+  options.onAssembled?.(pathsOf(paths, blobs, () => true), facts);
+  const derived = options.derive?.summarize ? await options.derive.summarize(snapshot, pathsOf(paths, blobs, () => true), signal) : undefined;
+  const remembering = rememberingOf(snapshot, options);
+  if (remembering) {
+    const pathsOfBlob = new Map<string, number>();
+    for (const blob of blobs) if (blob !== undefined) pathsOfBlob.set(blob, (pathsOfBlob.get(blob) ?? 0) + 1);
+    remembering.memory.keep(remembering.repository, { commit: snapshot.source.commit, settings: remembering.settings, totals, skipped: listing.skipped, listed: paths.length, pathsOfBlob, derived });
+  }
+  return {
+    ...result,
+    ...derived?.result(),
+    shards,
+    workers: workerIds.length,
+    workerIds,
+    blobs: { total: allBlobs.size, processed, reused: allBlobs.size - processed },
+  };
+}
+
+/**
+ * A scan of a commit that differs from a remembered one by `changes`: the remembered sums, less
+ * the files that went or changed, plus those that came; only new blobs are read. Undefined (the
+ * caller scans afresh) when one of the largest files went and the list would need the whole tree.
+ */
+async function rescan(snapshot: Snapshot, options: ShardedScanOptions, changes: SnapshotChanges, base: RememberedScan, started: number): Promise<ShardedScanResult | undefined> {
+  const { signal, store } = options;
+  const { removed, added } = changes;
+  const pathsOfBlob = base.pathsOfBlob;
+  // Distinct blobs gained (none of the base's files held them) and lost (none of this commit's does).
+  const before = new Map<string, number>();
+  for (const file of [...removed, ...added]) if (!before.has(file.blob)) before.set(file.blob, pathsOfBlob.get(file.blob) ?? 0);
+  for (const file of removed) pathsOfBlob.set(file.blob, (pathsOfBlob.get(file.blob) ?? 0) - 1);
+  for (const file of added) pathsOfBlob.set(file.blob, (pathsOfBlob.get(file.blob) ?? 0) + 1);
+  const firstPath = new Map<string, string>();
+  for (const file of added) if (!firstPath.has(file.blob)) firstPath.set(file.blob, file.path);
+  const gained: BlobPath[] = [];
+  const lost: string[] = [];
+  for (const [blob, count] of before) {
+    const now = pathsOfBlob.get(blob) ?? 0;
+    if (now <= 0) pathsOfBlob.delete(blob);
+    if (count === 0 && now > 0) gained.push({ path: firstPath.get(blob) as string, blob });
+    else if (count > 0 && now <= 0) lost.push(blob);
+  }
+
+  const facts = await store.lookup([...before.keys()]);
+  const totals = base.totals;
+  for (const file of removed) totals.remove(file.path, factsOf(file.blob, facts));
+  if (!totals.exact) return undefined;
+  const underived = options.derive ? await options.derive.missing(added.filter((file) => facts.has(file.blob))) : new Set<string>();
+  const toRead: ShardFile[] = [];
+  const seen = new Set<string>();
+  for (const file of added) {
+    if ((facts.has(file.blob) && !underived.has(file.blob)) || seen.has(file.blob)) continue;
+    seen.add(file.blob);
+    toRead.push({ path: file.path, blob: file.blob });
+  }
+  const listed = base.listed - removed.length + added.length;
+  const { shards, workerIds, processed } = await readShards(toRead, listed, options);
+  const unread = toRead.filter((file) => !facts.has(file.blob as string)).map((file) => file.blob as string);
+  if (unread.length > 0) for (const [blob, measure] of await store.lookup(unread)) facts.set(blob, measure);
+
+  for (const file of added) totals.add(file.path, factsOf(file.blob, facts));
+  const skipped = addSkipped(addSkipped(base.skipped, changes.skipped.before, -1), changes.skipped.after, 1);
+  const result = totals.result(snapshot.root, skipped, Math.round(performance.now() - started));
+  options.onChanged?.({ base: changes.base, gained, lost, facts, files: listed });
+  await base.derived?.update(snapshot, { added, removed }, signal);
+  const remembering = rememberingOf(snapshot, options);
+  remembering?.memory.keep(remembering.repository, { ...base, commit: snapshot.source.commit, skipped, listed });
+  return {
+    ...result,
+    ...base.derived?.result(),
+    shards,
+    workers: workerIds.length,
+    workerIds,
+    blobs: { total: pathsOfBlob.size, processed, reused: pathsOfBlob.size - processed },
+  };
+}
+
+/**
+ * Reads `toRead` as shards through the executor (in place when they are few and the scan allows
+ * it), with one progress bar over the scan's `total` files: those not read count as done at once.
+ */
+async function readShards(toRead: ShardFile[], total: number, options: ShardedScanOptions): Promise<{ outcomes: ShardOutcome[]; shards: number; workerIds: string[]; processed: number }> {
+  const { onProgress, signal } = options;
   const limits = options.limits ?? DEFAULT_SHARD_LIMITS;
   const tasks = planShards(toRead, options.derive ? derivedWorkLimits(limits) : limits);
-
-  const total = listing.files.length;
   const skippedFiles = total - toRead.length;
   const shardDone = new Array<number>(tasks.length).fill(0);
   let doneSum = 0;
@@ -141,6 +287,7 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
     });
   };
   report(true);
+  const inlineBelowFiles = options.inline ? (options.inlineBelowFiles ?? INLINE_BELOW_FILES) : 0;
   const executor = options.inline && toRead.length <= inlineBelowFiles ? options.inline : options.executor;
   const outcomes = tasks.length === 0 ? [] : await executor.run(tasks, {
     signal,
@@ -152,47 +299,16 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
     },
   });
   if (tasks.length > 0) report(true);
+  const workerIds = [...new Set(outcomes.map((outcome) => outcome.worker))].sort();
+  return { outcomes, shards: tasks.length, workerIds, processed: outcomes.reduce((sum, outcome) => sum + outcome.processed, 0) };
+}
 
-  const finishedBy = new Set<string>();
-  let indexOf: Map<string, number> | undefined;
-  for (const outcome of outcomes) {
-    finishedBy.add(outcome.worker);
-    if (outcome.blobs.length === 0) continue;
-    snapshot.learnBlobs?.(outcome.blobs);
-    indexOf ??= new Map(paths.map((path, index) => [path, index]));
-    for (const [path, blob] of outcome.blobs) {
-      const index = indexOf.get(path);
-      if (index !== undefined) blobs[index] = blob;
-    }
-  }
-  // The facts of the blobs just read join the known ones in place (no copies of 78k-entry maps:
-  // this last step is where a big scan's worker peaked in memory).
-  const allBlobs = listedBlobs;
-  if (indexOf) for (const blob of blobs) if (blob !== undefined) allBlobs.add(blob);
-  const missing: string[] = [];
-  for (const blob of allBlobs) if (!known.has(blob)) missing.push(blob);
-  const facts: Map<string, FileMeasure> = known;
-  if (missing.length > 0) for (const [blob, measure] of await store.lookup(missing)) facts.set(blob, measure);
-  const processed = outcomes.reduce((sum, outcome) => sum + outcome.processed, 0);
-
-  const result = assembleScan({
-    root: snapshot.root,
-    files: zip(paths, blobs),
-    facts,
-    skipped: listing.skipped,
-    largestFiles: options.largestFiles,
-    durationMs: Math.round(performance.now() - started),
-  });
-  options.onAssembled?.(pathsOf(paths, blobs, () => true), facts);
-  const derived = options.derive?.summarize ? await options.derive.summarize(snapshot, pathsOf(paths, blobs, () => true), signal) : {};
-  const workerIds = [...finishedBy].sort();
+function addSkipped(to: WalkSkipped, counts: WalkSkipped, sign: 1 | -1): WalkSkipped {
   return {
-    ...result,
-    ...derived,
-    shards: tasks.length,
-    workers: workerIds.length,
-    workerIds,
-    blobs: { total: allBlobs.size, processed, reused: allBlobs.size - processed },
+    ignored: to.ignored + sign * counts.ignored,
+    symlinks: to.symlinks + sign * counts.symlinks,
+    unreadable: to.unreadable + sign * counts.unreadable,
+    special: to.special + sign * counts.special,
   };
 }
 

@@ -18,4 +18,4 @@ export { validateCodeIndexInput, findSymbols, mapTree, packTree, packToFile, pac
 export { indexVariant, blobIndexKey, distinctKeys, briefOf, MemoryBlobIndexStore, type BlobIndexKey, type BlobIndexBrief, type BlobIndexStore, type StoredBlobIndex } from './store/blob-index-store';
 export { indexMissingBlobs, sharedBlobIndexer, type BlobFile, type IndexBlobsOptions } from './store/index-blobs';
 export { listSnapshotFiles, indexSnapshotTree, packSnapshot, type IndexableSnapshot, type SnapshotFiles, type SnapshotIndexOptions, type SnapshotPackOptions } from './store/snapshot-index';
-export { CodeIndexScanStep, summarizeBriefs } from './store/scan-step';
+export { BriefTotals, CodeIndexScanStep, summarizeBriefs } from './store/scan-step';

@@ -1,4 +1,6 @@
+import { RepositoryMemory, type ScanChanges } from '@quarry/blob-scan';
 import type { SearchFunction } from '@quarry/search';
+import type { FileMeasure } from '@quarry/workspace';
 import { blobId, type Snapshot } from '@quarry/snapshot';
 import { searchIndexed } from './indexed-search';
 import { IndexedCommit, type CommitFile } from './indexed-commit';
@@ -133,6 +135,32 @@ export interface IndexCommitOptions extends IndexBuildOptions {
    * have indexed since, and those no segment holds yet.
    */
   segmentsBefore?: Promise<Map<string, string>>;
+  /** Receives the commit's index as a worker keeps it for the next commit's (`indexCommitChanges`). */
+  onIndexed?: (state: CommitIndexState) => void;
+}
+
+/**
+ * A commit's index as a worker keeps it for the next commit of the repository: how many of the
+ * commit's distinct blobs each segment holds, so a commit that gains and loses a few blobs gets
+ * its manifest from those few (`indexCommitChanges`) rather than from all its blobs' segments.
+ */
+export interface CommitIndexState {
+  commit: string;
+  blobsPerSegment: Map<string, number>;
+  segmentBytes: Map<string, number>;
+  files: number;
+  textBytes: number;
+}
+
+/** What a commit changed from the one a `CommitIndexState` describes. */
+export interface CommitIndexChanges {
+  /** Distinct blobs the commit gained, each with a path (to read it from). */
+  gained: readonly CommitFile[];
+  /** Distinct blobs it no longer has. */
+  lost: readonly string[];
+  /** The commit's listed files, and the text bytes of its distinct blobs. */
+  files: number;
+  textBytes: number;
 }
 
 /**
@@ -145,13 +173,64 @@ export async function indexCommit(snapshot: Snapshot, store: SearchIndexStore, o
   const { signal } = options;
   const commit = snapshot.source.commit;
   const existing = await store.manifest(commit);
-  if (existing) return existing;
+  if (existing && !options.onIndexed) return existing;
   const files = options.files ?? (await listCommit(snapshot, signal));
   const blobs = [...new Set(files.map((file) => file.blob))];
   // Without a look-up started before, every blob is lacking: one look-up either way.
   const segmentOf = (await options.segmentsBefore) ?? new Map<string, string>();
   const lacking = blobs.filter((blob) => !segmentOf.has(blob));
   if (lacking.length > 0) for (const [blob, segment] of await store.segmentsOf(lacking)) segmentOf.set(blob, segment);
+  await buildUncovered(snapshot, store, files, segmentOf, options);
+  const blobsPerSegment = new Map<string, number>();
+  for (const blob of blobs) {
+    const segment = segmentOf.get(blob) as string;
+    blobsPerSegment.set(segment, (blobsPerSegment.get(segment) ?? 0) + 1);
+  }
+  const state: CommitIndexState = {
+    commit,
+    blobsPerSegment,
+    segmentBytes: await store.segmentSizes([...blobsPerSegment.keys()]),
+    files: files.length,
+    textBytes: existing?.textBytes ?? (options.textBytes ? await options.textBytes(blobs) : await textBytesOf(snapshot, files)),
+  };
+  return saveManifest(store, existing, state, options);
+}
+
+/**
+ * `indexCommit` for a commit that differs from the one `base` describes by `changes`: segments
+ * are looked up (or built) for the blobs gained and lost only. `base` is updated into the commit's
+ * state, which `onIndexed` receives.
+ */
+export async function indexCommitChanges(snapshot: Snapshot, store: SearchIndexStore, base: CommitIndexState, changes: CommitIndexChanges, options: Omit<IndexCommitOptions, 'files' | 'textBytes' | 'segmentsBefore'> = {}): Promise<CommitManifest> {
+  const existing = await store.manifest(snapshot.source.commit);
+  const segmentOf = await store.segmentsOf([...changes.gained.map((file) => file.blob), ...changes.lost]);
+  await buildUncovered(snapshot, store, changes.gained, segmentOf, options);
+  const { blobsPerSegment, segmentBytes } = base;
+  for (const blob of changes.lost) {
+    const segment = segmentOf.get(blob);
+    if (segment === undefined) throw new Error(`blob ${blob} of ${base.commit} has no segment`);
+    const count = (blobsPerSegment.get(segment) ?? 0) - 1;
+    if (count > 0) blobsPerSegment.set(segment, count);
+    else {
+      blobsPerSegment.delete(segment);
+      segmentBytes.delete(segment);
+    }
+  }
+  for (const file of changes.gained) {
+    const segment = segmentOf.get(file.blob) as string;
+    blobsPerSegment.set(segment, (blobsPerSegment.get(segment) ?? 0) + 1);
+  }
+  const unsized = [...blobsPerSegment.keys()].filter((segment) => !segmentBytes.has(segment));
+  if (unsized.length > 0) for (const [segment, size] of await store.segmentSizes(unsized)) segmentBytes.set(segment, size);
+  const state: CommitIndexState = { commit: snapshot.source.commit, blobsPerSegment, segmentBytes, files: changes.files, textBytes: changes.textBytes };
+  return saveManifest(store, existing, state, options);
+}
+
+/**
+ * Builds the segments of the files' blobs that `segmentOf` lacks (blobs scanned before the index
+ * existed, a shard killed before its segment was saved), adding them to `segmentOf`.
+ */
+async function buildUncovered(snapshot: Snapshot, store: SearchIndexStore, files: readonly CommitFile[], segmentOf: Map<string, string>, options: IndexBuildOptions): Promise<void> {
   const uncovered = new Map<string, CommitFile>();
   for (const file of files) if (!segmentOf.has(file.blob) && !uncovered.has(file.blob)) uncovered.set(file.blob, file);
   if (uncovered.size > 0) {
@@ -164,16 +243,20 @@ export async function indexCommit(snapshot: Snapshot, store: SearchIndexStore, o
   }
   const missing = files.filter((file) => !segmentOf.has(file.blob));
   if (missing.length > 0) throw new Error(`${missing.length} blobs have no segment after the build (first: ${missing[0].path})`);
-  const segments = [...new Set(segmentOf.values())].sort();
-  const sizes = await store.segmentSizes(segments);
-  const manifest: CommitManifest = {
-    commit,
+}
+
+/** The manifest of a commit's state, saved last (unless one is saved already), so a manifest always names complete segments. */
+async function saveManifest(store: SearchIndexStore, existing: CommitManifest | undefined, state: CommitIndexState, options: Pick<IndexCommitOptions, 'onIndexed'>): Promise<CommitManifest> {
+  const segments = [...state.blobsPerSegment.keys()].sort();
+  const manifest: CommitManifest = existing ?? {
+    commit: state.commit,
     segments,
-    files: files.length,
-    textBytes: options.textBytes ? await options.textBytes(blobs) : await textBytesOf(snapshot, files),
-    indexBytes: [...sizes.values()].reduce((sum, size) => sum + size, 0),
+    files: state.files,
+    textBytes: state.textBytes,
+    indexBytes: segments.reduce((sum, segment) => sum + (state.segmentBytes.get(segment) ?? 0), 0),
   };
-  await store.saveManifest(manifest);
+  if (!existing) await store.saveManifest(manifest);
+  options.onIndexed?.(state);
   return manifest;
 }
 
@@ -261,4 +344,54 @@ export async function snapshotSearch(
 ): Promise<{ root: string; search: SearchFunction; indexed: boolean }> {
   const [root, commit] = await Promise.all([snapshot.workingTree(signal), commits?.forSnapshot(snapshot, signal).catch(() => undefined)]);
   return { root, search: (request, options) => searchIndexed(request, commit, options), indexed: commit !== undefined };
+}
+
+/** What a scan tells the search index about a commit: its files and facts, or what changed since a remembered scan. */
+export interface ScannedCommit {
+  /** Every listed file and the facts of their blobs (a scan that listed the whole commit). */
+  assembled?: { files: readonly CommitFile[]; facts: ReadonlyMap<string, FileMeasure> };
+  /** What changed since the remembered scan of commit `base` (a scan that worked on the changes). */
+  changed?: ScanChanges;
+  /** The store's segments of the commit's blobs, looked up while the scan ran. */
+  segmentsBefore?: Promise<Map<string, string>>;
+}
+
+/**
+ * The search index of each commit a worker scans, written after the scan: from the changed blobs
+ * alone (`indexCommitChanges`) when the scan worked on the changes from a remembered commit whose
+ * index is remembered too, else from the scan's listing and facts (`indexCommit`).
+ */
+export class ScanIndexing {
+  private readonly indexed = new RepositoryMemory<CommitIndexState>();
+
+  constructor(private readonly store: SearchIndexStore) {}
+
+  afterScan(snapshot: Snapshot, repository: string, scan: ScannedCommit, options: Omit<IndexCommitOptions, 'files' | 'textBytes' | 'segmentsBefore' | 'onIndexed'> = {}): Promise<CommitManifest> {
+    const onIndexed = (state: CommitIndexState) => this.indexed.keep(repository, state);
+    const { changed, assembled } = scan;
+    const base = changed && this.indexed.take(repository, changed.base);
+    if (changed && base) {
+      const { gained, lost, facts, files } = changed;
+      const textBytes = base.textBytes + textBytesAmong(gained.map((file) => file.blob), facts) - textBytesAmong(lost, facts);
+      return indexCommitChanges(snapshot, this.store, base, { gained, lost, files, textBytes }, { ...options, onIndexed });
+    }
+    // The scan's own listing and facts: nothing is listed, looked up or measured twice.
+    return indexCommit(snapshot, this.store, {
+      ...options,
+      files: assembled?.files,
+      textBytes: assembled && (async (blobs) => textBytesAmong(blobs, assembled.facts)),
+      segmentsBefore: scan.segmentsBefore,
+      onIndexed,
+    });
+  }
+}
+
+/** Bytes of the text blobs among `blobs`, from a scan's facts. */
+function textBytesAmong(blobs: readonly string[], facts: ReadonlyMap<string, FileMeasure>): number {
+  let bytes = 0;
+  for (const blob of blobs) {
+    const measure = facts.get(blob);
+    if (measure?.kind === 'text') bytes += measure.bytes;
+  }
+  return bytes;
 }

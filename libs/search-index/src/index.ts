@@ -11,4 +11,4 @@ export { searchIndexed, type MaybeIndexedResult } from './indexed-search';
 export { MemorySearchIndexStore, type SearchIndexStore, type CommitManifest } from './store';
 export { SegmentCache } from './segment-cache';
 export { SegmentThread, inThreadSegments, type SegmentSink, type SegmentSinks } from './segment-builder-thread';
-export { IndexBuild, indexFiles, indexCommit, listCommit, IndexedCommits, shardIndexer, snapshotSearch, type IndexFile, type IndexBuildStats, type IndexBuildOptions, SEGMENT_TEXT_BYTES } from './build';
+export { IndexBuild, indexFiles, indexCommit, indexCommitChanges, ScanIndexing, type ScannedCommit, listCommit, type CommitIndexState, type CommitIndexChanges, IndexedCommits, shardIndexer, snapshotSearch, type IndexFile, type IndexBuildStats, type IndexBuildOptions, SEGMENT_TEXT_BYTES } from './build';

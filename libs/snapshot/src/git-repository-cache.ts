@@ -405,7 +405,7 @@ export class CachedRepository {
     if (!previousCommit || !previous || !this.hasCommit(previousCommit)) return undefined;
     const changes = await this.changesBetween(previousCommit, commit).catch(() => undefined);
     signal?.throwIfAborted();
-    return changes && changes.length <= DERIVE_AT_MOST_CHANGES ? previous.derive(changes) : undefined;
+    return changes && changes.length <= DERIVE_AT_MOST_CHANGES ? previous.derive(changes, previousCommit) : undefined;
   }
 
   /** A new `cat-file --batch` over this repository (its caller closes it). */

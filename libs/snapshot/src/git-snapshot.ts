@@ -1,9 +1,9 @@
 import { QuarryError } from '@quarry/contracts';
-import { measureContent, walkFiles, type FileMeasure, type MeasureFilesOptions, type WalkEntry, type WalkOptions, type WalkResult } from '@quarry/workspace';
+import { measureContent, partialWalkOver, walkFiles, type FileMeasure, type MeasureFilesOptions, type WalkEntry, type WalkOptions, type WalkResult } from '@quarry/workspace';
 import { BlobReader } from './blob-reader';
 import type { CachedRepository, ResolvedGitSource } from './git-repository-cache';
-import type { GitTree } from './git-tree';
-import type { Snapshot, SnapshotEntry } from './snapshot';
+import { isIgnoreFile, type GitTree } from './git-tree';
+import type { BlobPath, Snapshot, SnapshotChanges, SnapshotEntry } from './snapshot';
 
 /**
  * A commit of a git URL, read from this worker's cache: the listing is the commit's tree (ls-tree,
@@ -15,6 +15,8 @@ export class GitSnapshot implements Snapshot {
   readonly root: string;
   /** This snapshot's own `cat-file --batch`: a cancelled job kills its reader, never another job's. */
   private reader: BlobReader | undefined;
+  /** The tree this one was derived from, taken when the snapshot opens (a later derivation takes it from the tree). */
+  private readonly base: GitTree['base'];
 
   constructor(
     readonly source: ResolvedGitSource,
@@ -22,22 +24,50 @@ export class GitSnapshot implements Snapshot {
     private readonly tree: GitTree,
   ) {
     this.root = source.git;
+    this.base = tree.base;
   }
 
-  async walk(options: WalkOptions = {}): Promise<WalkResult> {
+  walk(options: WalkOptions = {}): Promise<WalkResult> {
+    return this.walkTree(this.tree, options);
+  }
+
+  private async walkTree(tree: GitTree, options: WalkOptions): Promise<WalkResult> {
     // The ignore files, fetched in one batch before the walk reads them one by one.
-    await this.repository.ensureBlobs(this.tree.ignoreFiles, options.signal);
+    await this.repository.ensureBlobs(tree.ignoreFiles, options.signal);
     return walkFiles('/', {
       ...options,
       tree: {
         readDirectory: async (relative) => {
-          const entries = this.tree.directory(relative);
+          const entries = tree.directory(relative);
           if (!entries) throw Object.assign(new Error(`no directory ${relative}`), { code: 'ENOENT' });
           return entries;
         },
-        readText: async (relative) => (await this.readFile(relative))?.toString('utf8'),
+        readText: async (relative) => {
+          const oid = tree.oid(relative);
+          if (!oid) return undefined;
+          await this.repository.ensureBlobs([oid]);
+          return (await this.blobReader().read(oid))?.toString('utf8');
+        },
       },
     });
+  }
+
+  async changesSince(signal?: AbortSignal): Promise<SnapshotChanges | undefined> {
+    const base = this.base;
+    if (!base || base.changes.some((change) => isIgnoreFile(change.path))) return undefined;
+    // Both trees walked only where they differ: the same rules apply everywhere else.
+    const only = partialWalkOver(base.changes.map((change) => change.path));
+    const [before, after] = await Promise.all([this.walkTree(base.tree, { signal, only }), this.walkTree(this.tree, { signal, only })]);
+    const removedBlobs = new Map<string, string>();
+    for (const path of before.files) removedBlobs.set(path, base.tree.oid(path) as string);
+    const added: BlobPath[] = [];
+    for (const path of after.files) {
+      const blob = this.tree.oid(path) as string;
+      if (removedBlobs.get(path) === blob) removedBlobs.delete(path);
+      else added.push({ path, blob });
+    }
+    const removed = [...removedBlobs].map(([path, blob]) => ({ path, blob }));
+    return { base: base.commit, removed, added, skipped: { before: before.skipped, after: after.skipped } };
   }
 
   async readDirectory(relative: string): Promise<readonly WalkEntry[] | undefined> {

@@ -43,6 +43,12 @@ export class GitTree {
   private directories = new Map<string, TreeEntry[]>([['', []]]);
   /** While `derive` builds this tree: the directories whose entry lists are still the original's. */
   private shared: Set<string> | undefined;
+  /**
+   * The tree this one was derived from, its commit and the changes between them: what a scan of
+   * this commit needs to work on the difference from a scan of that one. Only one step back: a
+   * tree derived from this one takes it away, so trees never chain.
+   */
+  base: { commit: string; tree: GitTree; changes: readonly TreeChange[] } | undefined;
 
   get size(): number {
     return this.oids.size;
@@ -97,10 +103,13 @@ export class GitTree {
    * tree's commit to the next): the next commit's tree without listing and parsing all of it again
    * (a kernel re-scan: ~200 ms of `ls-tree` and parsing, against ~30 ms). Equal to `parse` of the
    * next commit's listing, but for the order of a changed directory's entries. Unchanged
-   * directories' entry lists are shared with this tree, which stays as it was.
+   * directories' entry lists are shared with this tree, which stays as it was. `commit`, this
+   * tree's, becomes the new tree's `base`.
    */
-  derive(changes: readonly TreeChange[]): GitTree {
+  derive(changes: readonly TreeChange[], commit?: string): GitTree {
     const tree = new GitTree();
+    this.base = undefined;
+    if (commit !== undefined) tree.base = { commit, tree: this, changes };
     tree.oids = new Map(this.oids);
     tree.modes = new Map(this.modes);
     tree.directories = new Map(this.directories);
@@ -204,6 +213,6 @@ export function parseTreeChanges(output: Buffer): TreeChange[] {
   return changes;
 }
 
-function isIgnoreFile(path: string): boolean {
+export function isIgnoreFile(path: string): boolean {
   return path === '.gitignore' || path.endsWith('/.gitignore');
 }

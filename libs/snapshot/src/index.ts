@@ -2,7 +2,7 @@
  * @quarry/snapshot — the one way job code reads a repository: a directory on the worker or a
  * commit of a git URL fetched into the worker's own cache, through the SSRF-guarded proxy.
  */
-export { type Snapshot, type SnapshotEntry, type ResolvedSource, shortCommit, describeSource } from './snapshot';
+export { type Snapshot, type SnapshotEntry, type SnapshotChanges, type BlobPath, type ResolvedSource, shortCommit, describeSource } from './snapshot';
 export { LocalSnapshot, blobId } from './local-snapshot';
 export { GitSnapshot } from './git-snapshot';
 export {

@@ -1,4 +1,4 @@
-import type { ExpectedStat, FileMeasure, MeasureFilesOptions, ScanSource, WalkEntry, WalkOptions, WalkResult } from '@quarry/workspace';
+import type { ExpectedStat, FileMeasure, MeasureFilesOptions, ScanSource, WalkEntry, WalkOptions, WalkResult, WalkSkipped } from '@quarry/workspace';
 
 /** Where a job's repository came from, resolved: the commit every result describes. */
 export type ResolvedSource =
@@ -14,6 +14,24 @@ export interface SnapshotEntry {
   mode: string;
   /** git's blob id (sha1 of `blob <size>\0<content>`); computed on demand for a directory. */
   blob: string;
+}
+
+/** A file of a snapshot and its blob. */
+export interface BlobPath {
+  path: string;
+  blob: string;
+}
+
+/** The difference between the walks of two commits (`Snapshot.changesSince`). */
+export interface SnapshotChanges {
+  /** The commit this snapshot's is compared with. */
+  base: string;
+  /** Files of the base commit's walk that are gone or hold another blob now (with the old blob). */
+  removed: BlobPath[];
+  /** Files of this walk that are new or hold another blob (with the new blob). */
+  added: BlobPath[];
+  /** What the two walks skipped in the part that changed: the rest of the walks skipped the same. */
+  skipped: { before: WalkSkipped; after: WalkSkipped };
 }
 
 /**
@@ -76,6 +94,13 @@ export interface Snapshot extends ScanSource {
    * workers, file mentions): the directory itself, or a checkout of the commit in the cache.
    */
   workingTree(signal?: AbortSignal): Promise<string>;
+  /**
+   * How this snapshot's files differ from those of the commit listed before it here, as a walk
+   * sees them (a git tree derived from that commit's): what a scan of this commit needs when a
+   * scan of that one is remembered. Undefined when there is no such commit, or when an ignore file
+   * changed (the whole walk may then differ).
+   */
+  changesSince?(signal?: AbortSignal): Promise<SnapshotChanges | undefined>;
   /** Releases processes held open (cat-file); the cache stays. */
   close(): void;
 }

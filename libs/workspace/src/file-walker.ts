@@ -24,6 +24,41 @@ export interface WalkOptions {
    * stack detection running beside the walk). `relative` is root-relative, '' for the root.
    */
   listDirectory?: (relative: string, absolute: string) => Promise<readonly WalkEntry[]>;
+  /**
+   * A partial walk (a tree's only): the entries of `touched` directories, and of the directories
+   * on the way to them, and nothing else. Two commits that differ only below `touched` give
+   * partial walks whose difference is the difference of their whole walks, when no ignore file
+   * changed: an unchanged subtree is neither listed nor counted, in either.
+   */
+  only?: PartialWalk;
+}
+
+export interface PartialWalk {
+  /** Root-relative directories whose own files (and changed entries) are walked: the parents of what changed. */
+  touched: ReadonlySet<string>;
+  /** Every path the walk may enter or count: `touched`, their ancestors, and the changed paths themselves. */
+  relevant: ReadonlySet<string>;
+}
+
+/**
+ * The partial walk over the parents of `changedPaths` (root-relative files, submodules): the
+ * directories changed in place, every directory on the way to them, and new or removed ones.
+ */
+export function partialWalkOver(changedPaths: Iterable<string>): PartialWalk {
+  const touched = new Set<string>();
+  const relevant = new Set<string>(['']);
+  for (const changed of changedPaths) {
+    relevant.add(changed);
+    let slash = changed.lastIndexOf('/');
+    touched.add(slash === -1 ? '' : changed.slice(0, slash));
+    while (slash !== -1) {
+      const directory = changed.slice(0, slash);
+      if (relevant.has(directory)) break;
+      relevant.add(directory);
+      slash = directory.lastIndexOf('/');
+    }
+  }
+  return { touched, relevant };
 }
 
 /** A directory entry as the walker needs it: `fs.Dirent` satisfies it. */
@@ -87,6 +122,8 @@ export async function walkFiles(root: string, options: WalkOptions = {}): Promis
   const files: string[] = [];
   const skipped: WalkSkipped = { ignored: 0, symlinks: 0, unreadable: 0, special: 0 };
   const tree = options.tree;
+  const only = options.only;
+  if (only && !tree) throw new Error('walkFiles: a partial walk needs a tree');
   const pending: PendingDirectory[] = [{ absolute: rootPath, relative: '', rules: tree ? [] : await rulesAboveRoot(rootPath) }];
 
   const visit = async (directory: PendingDirectory): Promise<void> => {
@@ -117,9 +154,11 @@ export async function walkFiles(root: string, options: WalkOptions = {}): Promis
 
     const prefix = directory.relative === '' ? '' : `${directory.relative}/`;
     const filesBefore = files.length;
+    const ownEntries = !only || only.touched.has(directory.relative);
     for (const entry of entries) {
       const name = entry.name;
       const relative = prefix + name;
+      if (only && !(entry.isDirectory() ? only.relevant.has(relative) : ownEntries)) continue;
       if (entry.isFile()) {
         if (rules.length > 0 && isIgnored(rules, relative, name, false)) skipped.ignored++;
         else files.push(relative);

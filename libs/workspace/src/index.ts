@@ -1,5 +1,5 @@
 export { resolveWorkspaceRoot, isInside } from './workspace-root';
-export { walkFiles, type WalkOptions, type WalkResult, type WalkSkipped, type WalkTree, type WalkEntry } from './file-walker';
+export { walkFiles, partialWalkOver, type PartialWalk, type WalkOptions, type WalkResult, type WalkSkipped, type WalkTree, type WalkEntry } from './file-walker';
 export { languageOf, KNOWN_LANGUAGES, OTHER_LANGUAGE } from './languages';
 export { measureFile, measureContent, type ExpectedStat, type FileMeasure } from './file-measure';
 export { measureFiles, type MeasureFilesOptions } from './adaptive-reader';

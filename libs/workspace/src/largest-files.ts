@@ -11,6 +11,8 @@ export interface SizedFile {
  */
 export class LargestFiles {
   private readonly files: SizedFile[] = [];
+  /** False once a file left a full list: the one that would now rank last was never kept. */
+  complete = true;
 
   constructor(private readonly limit: number) {}
 
@@ -21,6 +23,14 @@ export class LargestFiles {
     while (index > 0 && ranksBefore(file, this.files[index - 1])) index--;
     this.files.splice(index, 0, file);
     if (this.files.length > this.limit) this.files.pop();
+  }
+
+  /** Takes a file out (it changed or went); see `complete`. */
+  remove(path: string): void {
+    const at = this.files.findIndex((file) => file.path === path);
+    if (at === -1) return;
+    if (this.files.length === this.limit) this.complete = false;
+    this.files.splice(at, 1);
   }
 
   toArray(): SizedFile[] {

@@ -99,40 +99,62 @@ export class ScanTotals {
   }
 
   add(relative: string, measure: FileMeasure): void {
+    const language = this.count(relative, measure, 1);
+    if (language !== undefined && measure.kind === 'text') this.largest.offer({ path: relative, bytes: measure.bytes, language });
+  }
+
+  /**
+   * Takes back a file `add` counted with this measure (a re-scan's file that changed or went). The
+   * sums are then those of never having added it; the largest files too, unless it was one of a
+   * full list (`exact` turns false: the file that would now rank last was never kept).
+   */
+  remove(relative: string, measure: FileMeasure): void {
+    if (this.count(relative, measure, -1) !== undefined) this.largest.remove(relative);
+  }
+
+  /** Whether `result` equals the result of adding only the files now counted (see `remove`). */
+  get exact(): boolean {
+    return this.largest.complete;
+  }
+
+  /** Adds (sign 1) or takes back (-1) a file's part of the sums; its language when it is text. */
+  private count(relative: string, measure: FileMeasure, sign: 1 | -1): string | undefined {
     if (measure.kind === 'binary') {
-      this.binary++;
-      return;
+      this.binary += sign;
+      return undefined;
     }
     if (measure.kind === 'unreadable') {
-      this.unreadable++;
-      return;
+      this.unreadable += sign;
+      return undefined;
     }
-    const { bytes, lines } = measure;
+    const bytes = sign * measure.bytes;
+    const lines = sign * measure.lines;
     const language = languageOf(relative);
-    this.files++;
+    this.files += sign;
     this.bytes += bytes;
     this.lines += lines;
 
     const languageStats = this.languages.get(language);
     if (languageStats) {
-      languageStats.files++;
+      languageStats.files += sign;
       languageStats.bytes += bytes;
       languageStats.lines += lines;
+      if (languageStats.files === 0) this.languages.delete(language);
     } else {
-      this.languages.set(language, { language, files: 1, bytes, lines });
+      this.languages.set(language, { language, files: sign, bytes, lines });
     }
 
     const slash = relative.indexOf('/');
     const top = slash === -1 ? ROOT_DIRECTORY : relative.slice(0, slash);
     const directory = this.directories.get(top);
     if (directory) {
-      directory.files++;
+      directory.files += sign;
       directory.bytes += bytes;
+      if (directory.files === 0) this.directories.delete(top);
     } else {
-      this.directories.set(top, { path: top, files: 1, bytes });
+      this.directories.set(top, { path: top, files: sign, bytes });
     }
-
-    this.largest.offer({ path: relative, bytes, language });
+    return language;
   }
 
   /** The scan result: these sums plus what the listing skipped. */
@@ -156,9 +178,10 @@ export class ScanTotals {
       files: this.files,
       bytes: this.bytes,
       lines: this.lines,
-      languages: [...this.languages.values()].sort((a, b) => b.bytes - a.bytes || compareText(a.language, b.language)),
+      // Copies: the sums go on changing when a re-scan updates them (`remove`), a result does not.
+      languages: [...this.languages.values()].map((row) => ({ ...row })).sort((a, b) => b.bytes - a.bytes || compareText(a.language, b.language)),
       largestFiles: this.largest.toArray(),
-      directories: [...this.directories.values()].sort((a, b) => b.bytes - a.bytes || compareText(a.path, b.path)),
+      directories: [...this.directories.values()].map((row) => ({ ...row })).sort((a, b) => b.bytes - a.bytes || compareText(a.path, b.path)),
     };
   }
 }

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ScanInput, ScanResult } from '@quarry/contracts';
-import { InProcessShardExecutor, ThreadShardExecutor, shardThreadsAvailable, shardedScan, type BlobFactStore, type ShardExecutor } from '@quarry/blob-scan';
+import { InProcessShardExecutor, ScanMemory, ThreadShardExecutor, shardThreadsAvailable, shardedScan, type BlobFactStore, type ScanChanges, type ShardExecutor } from '@quarry/blob-scan';
 import { CodeIndexScanStep } from '@quarry/code-index';
 import { BlobFactRepository, SearchIndexRepository } from '@quarry/db';
-import { indexCommit, type SearchIndexStore } from '@quarry/search-index';
+import { ScanIndexing, type SearchIndexStore } from '@quarry/search-index';
 import { withStack } from '@quarry/detect';
 import type { FileMeasure } from '@quarry/workspace';
 import { repoReaderOf, type Snapshot } from '@quarry/snapshot';
@@ -11,16 +11,6 @@ import { HandlesJob, JobContext, JobHandler } from '../job-handler';
 import { JobSnapshots } from '../job-snapshots';
 import { ScanShards } from '../scan-shards';
 import { StackDetector } from '../stack-detector';
-
-/** Bytes of the text blobs among `blobs`, from a scan's facts. */
-function textBytesOf(blobs: readonly string[], facts: ReadonlyMap<string, FileMeasure>): number {
-  let bytes = 0;
-  for (const blob of blobs) {
-    const measure = facts.get(blob);
-    if (measure?.kind === 'text') bytes += measure.bytes;
-  }
-  return bytes;
-}
 
 /** Shards of a directory scan run in this worker, this many at once: no other worker can read its disk. */
 const LOCAL_SHARD_CONCURRENCY = 2;
@@ -33,6 +23,13 @@ const LOCAL_SHARD_CONCURRENCY = 2;
 @Injectable()
 @HandlesJob('scan')
 export class ScanProcessor implements JobHandler<'scan'> {
+  /**
+   * The last scan of each of a few repositories, and its commit's search index: the scan of a next
+   * commit (a re-scan after a push) starts from them and works on the files that changed.
+   */
+  private readonly scans = new ScanMemory();
+  private readonly indexing: ScanIndexing;
+
   constructor(
     private readonly snapshots: JobSnapshots,
     private readonly detector: StackDetector,
@@ -41,7 +38,9 @@ export class ScanProcessor implements JobHandler<'scan'> {
     @Inject(SearchIndexRepository) private readonly searchIndex: SearchIndexStore,
     /** Absent: scans without the code index (tests of the scan alone). */
     private readonly codeIndex?: CodeIndexScanStep,
-  ) {}
+  ) {
+    this.indexing = new ScanIndexing(searchIndex);
+  }
 
   async run(input: ScanInput, context: JobContext): Promise<ScanResult> {
     // The code index rides along in every shard (tokens, symbols, secrets per blob) unless turned off.
@@ -54,7 +53,9 @@ export class ScanProcessor implements JobHandler<'scan'> {
         context.signal,
         async () => {
           let assembled: { files: ReadonlyArray<{ path: string; blob: string }>; facts: ReadonlyMap<string, FileMeasure> } | undefined;
+          let changed: ScanChanges | undefined;
           let segmentsBefore: Promise<Map<string, string>> | undefined;
+          const repository = snapshot.kind === 'git' && 'git' in snapshot.source ? snapshot.source.git : undefined;
           const result = await shardedScan(snapshot, {
             store: this.facts,
             executor: snapshot.kind === 'git' ? this.shards.executorFor(context.jobId, snapshot.source, derive !== undefined) : this.directoryExecutor(snapshot, derive),
@@ -63,9 +64,13 @@ export class ScanProcessor implements JobHandler<'scan'> {
             derive,
             signal: context.signal,
             limits: this.shards.limits,
+            memory: this.scans,
             onProgress: (progress) => context.progress(progress),
             onAssembled: (files, facts) => {
               assembled = { files, facts };
+            },
+            onChanged: (changes) => {
+              changed = changes;
             },
             // The search index's look-up of the commit's segments runs beside the scan.
             onListed: (blobs) => {
@@ -78,16 +83,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
           // (blobs scanned before) is built here, then the manifest says the commit is indexed.
           // A directory changes under the index, so only commits are indexed. No progress event:
           // the bar is full, and a new stage must not count it down again.
-          if (indexed(snapshot)) {
-            // The scan's own listing and facts: nothing is listed, looked up or measured twice.
-            const known = assembled;
-            await indexCommit(snapshot, this.searchIndex, {
-              signal: context.signal,
-              files: known?.files,
-              textBytes: known && (async (blobs) => textBytesOf(blobs, known.facts)),
-              segmentsBefore,
-            });
-          }
+          if (indexed(snapshot) && repository) await this.indexing.afterScan(snapshot, repository, { assembled, changed, segmentsBefore }, { signal: context.signal });
           return result;
         },
       ),

@@ -30,52 +30,103 @@ export class CodeIndexScanStep {
     await indexMissingBlobs(files, { store: this.store, indexer: await this.indexer(), read: (path) => snapshot.readFile(path), signal, onProgress, prefetch: (paths) => snapshot.prefetch?.(paths, signal) });
   }
 
-  async summarize(snapshot: Readable, files: readonly BlobFile[], signal?: AbortSignal): Promise<Pick<ScanResult, 'tokens' | 'symbols'>> {
+  /**
+   * The code index's totals over a commit's files, which a re-scan of a next commit updates with
+   * the files that changed (`update`) rather than summing every file again.
+   */
+  async summarize(snapshot: Readable, files: readonly BlobFile[], signal?: AbortSignal): Promise<BriefTotals> {
+    const indexer = await this.indexer();
+    const totals = new BriefTotals(indexer.encoding, this);
+    await totals.update(snapshot, { added: files, removed: [] }, signal);
+    return totals;
+  }
+
+  /**
+   * The briefs of these files, by `blobIndexKey`, indexing first (from `snapshot`, when given)
+   * those no row holds yet: a scan whose shards ran without the step.
+   */
+  async briefsOf(snapshot: Readable | undefined, files: readonly BlobFile[], signal?: AbortSignal): Promise<Map<string, BlobIndexBrief>> {
+    if (files.length === 0) return new Map();
     const indexer = await this.indexer();
     const keys = distinctKeys(files);
     let briefs = await this.store.briefs(keys, indexer.encoding);
-    // The shards indexed the blobs; what no row holds yet (a scan whose shards ran without the step) is indexed here.
-    if (briefs.size < keys.length) {
+    if (snapshot && briefs.size < keys.length) {
       await indexMissingBlobs(files, { store: this.store, indexer, read: (path) => snapshot.readFile(path), signal, prefetch: (paths) => snapshot.prefetch?.(paths, signal) });
       briefs = await this.store.briefs(keys, indexer.encoding);
     }
-    return summarizeBriefs(files, briefs, indexer.encoding);
+    return briefs;
   }
 }
 
+type TokenRow<K extends string> = { [key in K]: string } & { files: number; tokens: number };
+
 /**
- * `tokens` and `symbols` of a scan result from the briefs of a commit's files: per language (the
- * scan's language of the path; "Other" for none) and per top-level directory, largest first.
- * A file whose row is missing (unreadable) counts nowhere, like in the scan's own totals.
+ * Running `tokens` and `symbols` of a scan result over a commit's files: per language (the scan's
+ * language of the path; "Other" for none) and per top-level directory, largest first. A file
+ * whose row is missing (unreadable) counts nowhere, like in the scan's own totals. Files are added
+ * and taken back (a re-scan's changes), and the result is that of summing the files now counted.
  */
-export function summarizeBriefs(files: readonly BlobFile[], briefs: ReadonlyMap<string, BlobIndexBrief>, encoding: string): Pick<ScanResult, 'tokens' | 'symbols'> {
-  const languages = new Map<string, { language: string; files: number; tokens: number }>();
-  const directories = new Map<string, { path: string; files: number; tokens: number }>();
-  const parse = { parsed: 0, failed: 0, skipped: 0 };
-  let total = 0;
-  let definitions = 0;
-  let warnings = 0;
-  for (const file of files) {
-    const brief = briefs.get(blobIndexKey(file.blob, indexVariant(file.path)));
-    if (brief === undefined || brief.binary) continue;
-    definitions += brief.definitions;
-    warnings += brief.warnings;
-    if (brief.symbols !== 'unsupported') parse[brief.symbols]++;
-    total += brief.tokens;
-    const language = languageOf(file.path) ?? 'Other';
-    const languageRow = languages.get(language) ?? languages.set(language, { language, files: 0, tokens: 0 }).get(language)!;
-    languageRow.files++;
-    languageRow.tokens += brief.tokens;
-    const slash = file.path.indexOf('/');
-    const top = slash === -1 ? '.' : file.path.slice(0, slash);
-    const directoryRow = directories.get(top) ?? directories.set(top, { path: top, files: 0, tokens: 0 }).get(top)!;
-    directoryRow.files++;
-    directoryRow.tokens += brief.tokens;
+export class BriefTotals {
+  private readonly languages = new Map<string, TokenRow<'language'>>();
+  private readonly directories = new Map<string, TokenRow<'path'>>();
+  private readonly parse = { parsed: 0, failed: 0, skipped: 0 };
+  private total = 0;
+  private definitions = 0;
+  private warnings = 0;
+
+  constructor(
+    private readonly encoding: string,
+    private readonly step?: CodeIndexScanStep,
+  ) {}
+
+  /** Takes back `removed` and adds `added`, with their briefs (rows still missing for `added` are indexed first, from `snapshot`). */
+  async update(snapshot: Readable, changes: { added: readonly BlobFile[]; removed: readonly BlobFile[] }, signal?: AbortSignal): Promise<void> {
+    if (!this.step) throw new Error('BriefTotals.update needs the scan step');
+    // A removed file was counted with its row, which every file summed has (or none, unreadable).
+    const [added, removed] = await Promise.all([this.step.briefsOf(snapshot, changes.added, signal), this.step.briefsOf(undefined, changes.removed, signal)]);
+    for (const file of changes.removed) this.count(file, removed, -1);
+    for (const file of changes.added) this.count(file, added, 1);
   }
-  const largestFirst = <T extends { tokens: number }>(rows: Iterable<T>, key: (row: T) => string) =>
-    [...rows].sort((a, b) => b.tokens - a.tokens || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-  return {
-    tokens: { total, encoding, byLanguage: largestFirst(languages.values(), (row) => row.language), byDirectory: largestFirst(directories.values(), (row) => row.path) },
-    symbols: { definitions, files: parse, warnings },
-  };
+
+  /** Counts a file (sign 1) or takes it back (-1). */
+  count(file: BlobFile, briefs: ReadonlyMap<string, BlobIndexBrief>, sign: 1 | -1): void {
+    const brief = briefs.get(blobIndexKey(file.blob, indexVariant(file.path)));
+    if (brief === undefined || brief.binary) return;
+    this.definitions += sign * brief.definitions;
+    this.warnings += sign * brief.warnings;
+    if (brief.symbols !== 'unsupported') this.parse[brief.symbols] += sign;
+    this.total += sign * brief.tokens;
+    const language = languageOf(file.path) ?? 'Other';
+    addTokens(this.languages, 'language', language, sign, brief.tokens);
+    const slash = file.path.indexOf('/');
+    addTokens(this.directories, 'path', slash === -1 ? '.' : file.path.slice(0, slash), sign, brief.tokens);
+  }
+
+  result(): Pick<ScanResult, 'tokens' | 'symbols'> {
+    const largestFirst = <T extends { tokens: number }>(rows: Iterable<T>, key: (row: T) => string) =>
+      [...rows].map((row) => ({ ...row })).sort((a, b) => b.tokens - a.tokens || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+    return {
+      tokens: { total: this.total, encoding: this.encoding, byLanguage: largestFirst(this.languages.values(), (row) => row.language), byDirectory: largestFirst(this.directories.values(), (row) => row.path) },
+      symbols: { definitions: this.definitions, files: { ...this.parse }, warnings: this.warnings },
+    };
+  }
+}
+
+/** Adds a file's tokens to its row (made when missing, dropped when its last file is taken back). */
+function addTokens<K extends 'language' | 'path'>(rows: Map<string, TokenRow<K>>, field: K, key: string, sign: 1 | -1, tokens: number): void {
+  const row = rows.get(key);
+  if (!row) {
+    rows.set(key, { [field]: key, files: sign, tokens: sign * tokens } as TokenRow<K>);
+    return;
+  }
+  row.files += sign;
+  row.tokens += sign * tokens;
+  if (row.files === 0) rows.delete(key);
+}
+
+/** `tokens` and `symbols` of a scan result from the briefs of a commit's files (see BriefTotals). */
+export function summarizeBriefs(files: readonly BlobFile[], briefs: ReadonlyMap<string, BlobIndexBrief>, encoding: string): Pick<ScanResult, 'tokens' | 'symbols'> {
+  const totals = new BriefTotals(encoding);
+  for (const file of files) totals.count(file, briefs, 1);
+  return totals.result();
 }
