@@ -270,7 +270,7 @@ async function main(argv: string[]): Promise<number> {
       targets.push({ figure: '(h) peak RSS per worker', target: '< 300 MB', measured: `${rss} MB`, met: rss < 300 });
     }
     targets.push({ figure: '(h) re-scan of the checkout by path, one file added', target: '< 1 s', measured: `${shards.pathRescanMs.toFixed(0)} ms (${JSON.stringify(shards.pathRescanBlobs)}); first scan by path ${(shards.pathScanMs / 1000).toFixed(1)} s`, met: shards.pathRescanMs < 1_000 });
-    targets.push({ figure: '(h) re-scan after a one-file commit', target: '< 1 s', measured: `${shards.rescanMs.toFixed(0)} ms median of ${shards.rescans.map((ms) => ms.toFixed(0)).join(', ')} (${JSON.stringify(shards.rescanBlobs)})`, met: shards.rescanMs < 1_000 });
+    targets.push({ figure: '(h) re-scan after a one-file commit', target: '< 1 s', measured: `${shards.rescanMs.toFixed(0)} ms median of ${shards.rescans.map((ms, index) => `${ms.toFixed(0)}${shards.rescansUpdated[index] ? '*' : ''}`).join(', ')} (* updated a remembered scan; ${JSON.stringify(shards.rescanBlobs)})`, met: shards.rescanMs < 1_000 });
   }
 
   if (only.has('k')) {

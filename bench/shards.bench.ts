@@ -56,6 +56,8 @@ export interface ShardsBenchReport {
   /** The median of the re-scans. */
   rescanMs: number;
   rescans: number[];
+  /** Per re-scan: whether it updated a remembered scan (the parent job landed on the worker that scanned the previous commit). */
+  rescansUpdated: boolean[];
   rescanBlobs: unknown;
   countsMatch: boolean;
   load: string;
@@ -87,7 +89,7 @@ export async function runShardsBench(options: { four?: boolean } = {}): Promise<
     ...NO_RECONCILER_ENV,
   };
   console.log(`  ${describeWorkerMemory()}`);
-  const report: ShardsBenchReport = { rows: [], rgMs: 0, pathScanMs: 0, pathRescanMs: 0, pathRescanBlobs: undefined, rescanMs: 0, rescans: [], rescanBlobs: undefined, countsMatch: true, load: os.loadavg().map((value) => value.toFixed(1)).join(' ') };
+  const report: ShardsBenchReport = { rows: [], rgMs: 0, pathScanMs: 0, pathRescanMs: 0, pathRescanBlobs: undefined, rescanMs: 0, rescans: [], rescansUpdated: [], rescanBlobs: undefined, countsMatch: true, load: os.loadavg().map((value) => value.toFixed(1)).join(' ') };
   try {
     const gateway = await group.startGateway({ ...env, QUARRY_DATA_DIR: path.join(work, 'gateway') }, { timeoutMs: 60_000 });
     const api = async (method: string, route: string, body?: unknown) => {
@@ -150,7 +152,8 @@ export async function runShardsBench(options: { four?: boolean } = {}): Promise<
       const rescan = await scan({ source: { git: url }, codeIndex: false });
       report.rescans.push(rescan.ms);
       report.rescanBlobs = rescan.result.blobs;
-      console.log(`  re-scan after a one-file commit: ${rescan.ms.toFixed(0)} ms, blobs ${JSON.stringify(rescan.result.blobs)}`);
+      report.rescansUpdated.push(Boolean(rescan.result.updatedFrom));
+      console.log(`  re-scan after a one-file commit: ${rescan.ms.toFixed(0)} ms, blobs ${JSON.stringify(rescan.result.blobs)}, ${rescan.result.updatedFrom ? `updated the scan of ${String(rescan.result.updatedFrom).slice(0, 12)} (its worker remembered it)` : 'through the whole tree (its worker did not scan the previous commit)'}`);
     }
     report.rescanMs = [...report.rescans].sort((a, b) => a - b)[Math.floor(report.rescans.length / 2)];
     for (const row of report.rows) if (row.workers === 2) row.peakRssMB = survivors.map(peakRssMB);

@@ -42,7 +42,7 @@ function provider(): SnapshotProvider {
 }
 
 const comparable = (result: Awaited<ReturnType<typeof scanRepository>>) => {
-  const { root: _root, durationMs: _duration, shards: _s, workers: _w, workerIds: _i, blobs: _b, source: _source, ...rest } = result;
+  const { root: _root, durationMs: _duration, shards: _s, workers: _w, workerIds: _i, blobs: _b, source: _source, updatedFrom: _u, ...rest } = result;
   return rest;
 };
 
@@ -237,7 +237,7 @@ describe('a re-scan from a remembered scan', () => {
     for (const [change, apply] of steps) {
       const commit = served.commit(apply);
       const { result, changes } = await scanned({ largestFiles: 2 });
-      expect({ change, changes: changes.map((changed) => changed.base) }).toEqual({ change, changes: [previous] });
+      expect({ change, changes: changes.map((changed) => changed.base), updatedFrom: result.updatedFrom }).toEqual({ change, changes: [previous], updatedFrom: previous });
       expect({ change, result: comparable(result), blobs: result.blobs.total }).toEqual({ change, result: comparable(await fresh(commit, { largestFiles: 2 })), blobs: result.blobs.total });
       expect(result.tokens?.total).toBeGreaterThan(0);
       previous = commit;

@@ -254,6 +254,7 @@ async function rescan(snapshot: Snapshot, options: ShardedScanOptions, changes: 
     workers: workerIds.length,
     workerIds,
     blobs: { total: pathsOfBlob.size, processed, reused: pathsOfBlob.size - processed },
+    updatedFrom: changes.base,
   };
 }
 

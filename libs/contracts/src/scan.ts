@@ -52,6 +52,11 @@ export const scanResultSchema = z.object({
   /** The commit's distinct blobs: read by this scan (`processed`) or known from an earlier one (`reused`). */
   blobs: z.object({ total: z.number().int(), processed: z.number().int(), reused: z.number().int() }).optional(),
   /**
+   * The commit whose scan this one updated: the worker remembered it, and only the files that
+   * changed since were looked at. Absent when the scan went through the whole tree.
+   */
+  updatedFrom: z.string().optional(),
+  /**
    * The code index's tokens (o200k_base): the sum over text files of each file's content tokens,
    * per language and per top-level directory (files directly in the root count under "."), from
    * the per-blob rows the shards stored. Absent when the scan ran without the code index.

@@ -16,7 +16,7 @@ export class GitSnapshot implements Snapshot {
   /** This snapshot's own `cat-file --batch`: a cancelled job kills its reader, never another job's. */
   private reader: BlobReader | undefined;
   /** The tree this one was derived from, taken when the snapshot opens (a later derivation takes it from the tree). */
-  private readonly base: GitTree['base'];
+  private base: GitTree['base'];
 
   constructor(
     readonly source: ResolvedGitSource,
@@ -159,6 +159,10 @@ export class GitSnapshot implements Snapshot {
   close(): void {
     this.reader?.close();
     this.reader = undefined;
+    // The tree derived from keeps a kernel's worth of paths alive: a snapshot opened later (the
+    // next job on this commit) rarely wants it, and the next commit's tree gets its own base.
+    if (this.base && this.tree.base === this.base) this.tree.base = undefined;
+    this.base = undefined;
   }
 
   private blobReader(): BlobReader {

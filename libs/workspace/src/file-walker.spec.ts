@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmod, mkdir, symlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import { QuarryError } from '@quarry/contracts';
-import { walkFiles } from './file-walker';
+import { partialWalkOver, walkFiles } from './file-walker';
 import { addFiles, makeTempTree, removeTempTree } from './testing/temp-tree';
 
 const hasGit = spawnSync('git', ['--version']).status === 0;
@@ -277,5 +277,32 @@ describe('walkFiles', () => {
     root = await makeTempTree();
     await mkdir(path.join(root, 'empty', 'deeper'), { recursive: true });
     expect(await walkFiles(root)).toEqual({ files: [], skipped: { ignored: 0, symlinks: 0, unreadable: 0, special: 0 } });
+  });
+});
+
+describe('partialWalkOver', () => {
+  it('walks the parents of the changed paths and the directories on the way to them, and nothing else', async () => {
+    const directories: Record<string, Array<[string, 'file' | 'directory' | 'symlink']>> = {
+      '': [['a.txt', 'file'], ['src', 'directory'], ['docs', 'directory'], ['.gitignore', 'file']],
+      src: [['x.ts', 'file'], ['deep', 'directory'], ['other', 'directory'], ['out.log', 'file'], ['link', 'symlink']],
+      'src/deep': [['y.ts', 'file']],
+      'src/other': [['z.ts', 'file']],
+      docs: [['d.md', 'file']],
+    };
+    const visited: string[] = [];
+    const tree = {
+      readDirectory: async (relative: string) => {
+        visited.push(relative);
+        return (directories[relative] ?? []).map(([name, kind]) => ({ name, isFile: () => kind === 'file', isDirectory: () => kind === 'directory', isSymbolicLink: () => kind === 'symlink' }));
+      },
+      readText: async () => '*.log\n',
+    };
+    const only = partialWalkOver(['src/x.ts', 'src/deep/y.ts']);
+    expect([...only.touched].sort()).toEqual(['src', 'src/deep']);
+    const walked = await walkFiles('/', { tree, only });
+    expect(walked.files.sort()).toEqual(['src/deep/y.ts', 'src/x.ts']);
+    // src's own ignored file and symlink count; a.txt, docs/ and src/other/ are never looked at.
+    expect(walked.skipped).toMatchObject({ ignored: 1, symlinks: 1 });
+    expect(visited.sort()).toEqual(['', 'src', 'src/deep']);
   });
 });
