@@ -7,6 +7,7 @@ import { InProcessShardExecutor, ScanMemory, shardedScan, type ScanChanges } fro
 import { BlobFactRepository } from '../../libs/db/src/blob-fact-repository';
 import { createDatabase } from '../../libs/db/src/prisma-client';
 import { SearchIndexRepository } from '../../libs/db/src/search-index-repository';
+import { ScanStateRepository } from '../../libs/db/src/scan-state-repository';
 import { closeSharedSearchPool, searchWorkspace, type SearchRequest } from '../../libs/search/src';
 import { IndexedCommits, ScanIndexing, SegmentCache, indexCommit, searchIndexed, shardIndexer, type BuiltSegment, type ScannedCommit, type SearchIndexStore } from '../../libs/search-index/src';
 import type { CommitManifest } from '../../libs/search-index/src/store';
@@ -23,6 +24,7 @@ jest.setTimeout(400_000);
 const database = createDatabase(TEST_DATABASE_URL, 4);
 const facts = new BlobFactRepository(database.prisma, database.pool);
 const index = new SearchIndexRepository(database.pool);
+const states = new ScanStateRepository(database.pool);
 const work = mkdtempSync(path.join(os.tmpdir(), 'quarry-search-index-it-'));
 const served = path.join(work, 'served');
 const checkout = path.join(work, 'checkout');
@@ -202,14 +204,16 @@ describe('the search index built by the scan', () => {
     }
   });
 
-  it('indexes a commit next to a remembered scan from its changed blobs alone, to the manifest a whole listing gives', async () => {
+  it('indexes a commit next to a remembered scan (kept in Postgres, by another worker) from its changed blobs alone, to the manifest a whole listing gives', async () => {
     const remembering = new SnapshotProvider({ workspaceRoots: [work], git: { dataDir: path.join(work, 'remembering-data'), allow: ['127.0.0.1/32'], dialer: loopbackOnlyDialer } });
     const url = server.url('idx.git');
-    const memory = new ScanMemory();
     // The store the scans index through: its look-ups are counted.
     const store = Object.assign(Object.create(index) as SearchIndexStore, { segmentsOf: jest.fn((blobs: readonly string[]) => index.segmentsOf(blobs)) });
-    const indexing = new ScanIndexing(store);
+    // What a worker remembers; the second scan's worker remembers nothing and finds the first's in Postgres.
+    const rememberingWorker = () => ({ memory: new ScanMemory(states), indexing: new ScanIndexing(store, states) });
+    let worker = rememberingWorker();
     const scanAndIndexRemembering = async () => {
+      const { memory, indexing } = worker;
       const snapshot = await remembering.open(await remembering.resolve({ git: url, ref: 'main' }));
       let assembled: ScannedCommit['assembled'];
       let changed: ScanChanges | undefined;
@@ -243,6 +247,7 @@ describe('the search index built by the scan', () => {
       git('commit', '-q', '-m', 'remembered');
       publish();
       store.segmentsOf.mockClear();
+      worker = rememberingWorker();
       const second = await scanAndIndexRemembering();
       expect(second.changed).toBeDefined();
       // Segments were asked for the changed blobs only, never for the commit's hundreds.

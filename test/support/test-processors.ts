@@ -7,7 +7,7 @@ import { ScanProcessor } from '../../apps/worker/src/processors/scan.processor';
 import { StackDetector } from '../../apps/worker/src/stack-detector';
 import { JobSnapshots } from '../../apps/worker/src/job-snapshots';
 import { ScanShards } from '../../apps/worker/src/scan-shards';
-import { BlobFactRepository, SearchIndexRepository } from '../../libs/db/src';
+import { BlobFactRepository, ScanStateRepository, SearchIndexRepository } from '../../libs/db/src';
 import { CodeIndexScanStep } from '../../libs/code-index/src';
 
 /** Fails the first attempt of every job with a transient error, then scans for real. */
@@ -17,9 +17,9 @@ export class FlakyScanProcessor implements JobHandler<'scan'> {
   static readonly attemptsSeen: Array<{ jobId: string; attempt: number; at: number }> = [];
   private readonly real: ScanProcessor;
 
-  constructor(@Inject(QUARRY_CONFIG) config: QuarryConfig, detector: StackDetector, snapshots: JobSnapshots, facts: BlobFactRepository, shards: ScanShards, searchIndex: SearchIndexRepository, codeIndex: CodeIndexScanStep) {
+  constructor(@Inject(QUARRY_CONFIG) config: QuarryConfig, detector: StackDetector, snapshots: JobSnapshots, facts: BlobFactRepository, shards: ScanShards, searchIndex: SearchIndexRepository, codeIndex: CodeIndexScanStep, states: ScanStateRepository) {
     void config;
-    this.real = new ScanProcessor(snapshots, detector, facts, shards, searchIndex, codeIndex);
+    this.real = new ScanProcessor(snapshots, detector, facts, shards, searchIndex, codeIndex, states);
   }
 
   run(input: ScanInput, context: JobContext): Promise<ScanResult> {

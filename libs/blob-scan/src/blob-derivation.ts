@@ -19,6 +19,8 @@ export interface BlobDerivation {
    * same content under a second language, say — is derived here first).
    */
   summarize?(snapshot: Snapshot, files: readonly BlobPath[], signal?: AbortSignal): Promise<DerivedTotals>;
+  /** Totals from their `toJSON` (a remembered scan), or undefined when they are not this derivation's. */
+  restore?(json: unknown): Promise<DerivedTotals | undefined>;
 }
 
 /** The fields a derivation adds to a scan result, kept up to date as files change (a re-scan of a next commit). */
@@ -26,4 +28,5 @@ export interface DerivedTotals {
   result(): Partial<ScanResult>;
   /** Takes back `removed` and adds `added`, files of `snapshot` (whose rows it derives first when missing). */
   update(snapshot: Snapshot, changes: { added: readonly BlobPath[]; removed: readonly BlobPath[] }, signal?: AbortSignal): Promise<void>;
+  toJSON(): unknown;
 }

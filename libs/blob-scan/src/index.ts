@@ -5,7 +5,7 @@
  */
 export { type BlobFact, type BlobFactStore, MemoryBlobFacts, factOf, measureOf } from './blob-facts';
 export { type BlobDerivation, type BlobPath, type DerivedTotals } from './blob-derivation';
-export { RepositoryMemory, ScanMemory, type RememberedScan } from './scan-memory';
+export { ScanMemory, StateMemory, type RememberedScan, type ScanStateStore, type StateKey } from './scan-memory';
 export { assembleScan, type AssembleInput } from './assemble';
 export { planShards, describeShardPaths, DEFAULT_SHARD_LIMITS, ESTIMATED_FILE_BYTES, type ShardFile, type ShardTask, type ShardLimits } from './plan';
 export { runShard, type ShardOutcome, type RunShardOptions, type ShardIndexer, type ShardIndexBuild } from './run-shard';

@@ -1,24 +1,38 @@
-import { RepositoryMemory } from './scan-memory';
+import { StateMemory, type ScanStateStore } from './scan-memory';
+import { jsonStore } from './testing/json-state-store';
 
-describe('RepositoryMemory', () => {
-  it('gives a state once, for its commit and when it fits, and keeps the last few repositories', () => {
-    const memory = new RepositoryMemory<{ commit: string; settings: string }>(2);
-    memory.keep('a', { commit: 'c1', settings: 'x' });
-    expect(memory.take('a', 'c0')).toBeUndefined();
-    expect(memory.take('a', 'c1', (state) => state.settings === 'y')).toBeUndefined();
-    expect(memory.take('a', 'c1')).toEqual({ commit: 'c1', settings: 'x' });
-    // Taken: a second job on the same commit starts afresh rather than updating the same state.
-    expect(memory.take('a', 'c1')).toBeUndefined();
-    memory.keep('a', { commit: 'c2', settings: 'x' });
-    memory.keep('b', { commit: 'b1', settings: 'x' });
-    memory.keep('a', { commit: 'c3', settings: 'x' });
-    memory.keep('c', { commit: 'd1', settings: 'x' });
-    // 'b' was the least recently kept of three.
-    expect(memory.take('b', 'b1')).toBeUndefined();
-    expect(memory.take('a', 'c3')).toBeDefined();
-    expect(memory.take('c', 'd1')).toBeDefined();
-    const none = new RepositoryMemory<{ commit: string }>(0);
-    none.keep('a', { commit: 'c1' });
-    expect(none.take('a', 'c1')).toBeUndefined();
+const identity = (json: unknown) => json as { n: number };
+
+describe('StateMemory', () => {
+  it('gives a state held in memory once, for its commit, and keeps the last few', async () => {
+    const memory = new StateMemory(undefined, 2);
+    await memory.keep({ repository: 'a', kind: 'k', commit: 'c1' }, { n: 1 }, (state) => state);
+    expect(await memory.take({ repository: 'a', kind: 'k', commit: 'c0' }, identity)).toBeUndefined();
+    expect(await memory.take({ repository: 'a', kind: 'other', commit: 'c1' }, identity)).toBeUndefined();
+    expect(await memory.take({ repository: 'a', kind: 'k', commit: 'c1' }, identity)).toEqual({ n: 1 });
+    // Taken: a second job on the same commit starts afresh rather than updating the same objects.
+    expect(await memory.take({ repository: 'a', kind: 'k', commit: 'c1' }, identity)).toBeUndefined();
+    await memory.keep({ repository: 'a', kind: 'k', commit: 'c2' }, { n: 2 }, (state) => state);
+    await memory.keep({ repository: 'b', kind: 'k', commit: 'b1' }, { n: 3 }, (state) => state);
+    await memory.keep({ repository: 'c', kind: 'k', commit: 'd1' }, { n: 4 }, (state) => state);
+    expect(await memory.take({ repository: 'a', kind: 'k', commit: 'c2' }, identity)).toBeUndefined();
+    expect(await memory.take({ repository: 'c', kind: 'k', commit: 'd1' }, identity)).toEqual({ n: 4 });
+  });
+
+  it('finds in the store what another worker kept, as a copy, and survives a store that fails', async () => {
+    const store = jsonStore();
+    const one = new StateMemory(store);
+    const other = new StateMemory(store);
+    const state = { n: 1 };
+    await one.keep({ repository: 'a', kind: 'k', commit: 'c1' }, state, (kept) => ({ stored: kept.n }));
+    const decoded = await other.take({ repository: 'a', kind: 'k', commit: 'c1' }, (json) => ({ n: (json as { stored: number }).stored }));
+    expect(decoded).toEqual({ n: 1 });
+    expect(decoded).not.toBe(state);
+    // A state the decoder refuses (another version's) is a miss.
+    expect(await other.take({ repository: 'a', kind: 'k', commit: 'c1' }, () => undefined)).toBeUndefined();
+    const failing: ScanStateStore = { load: async () => Promise.reject(new Error('down')), save: async () => Promise.reject(new Error('down')) };
+    const unlucky = new StateMemory(failing);
+    await expect(unlucky.keep({ repository: 'a', kind: 'k', commit: 'c2' }, state, (kept) => kept)).resolves.toBeUndefined();
+    expect(await new StateMemory(failing).take({ repository: 'a', kind: 'k', commit: 'c2' }, identity)).toBeUndefined();
   });
 });

@@ -1,10 +1,10 @@
-import type { ScanTotals, WalkSkipped } from '@quarry/workspace';
-import type { DerivedTotals } from './blob-derivation';
+import { ScanTotals, type WalkSkipped } from '@quarry/workspace';
+import type { BlobDerivation, DerivedTotals } from './blob-derivation';
 
 /**
- * A commit's scan as a worker keeps it for the scan of a next commit of the same repository:
- * its running sums, not its 78k files. A re-scan after a small commit updates them with the
- * files that changed (the walks of the two commits compared where their trees differ) instead of
+ * A commit's scan as it is remembered for the scan of a next commit of the same repository: its
+ * running sums, not its 78k files. A re-scan after a small commit updates them with the files
+ * that changed (the walks of the two commits compared where their trees differ) instead of
  * listing, looking up and summing every file again.
  */
 export interface RememberedScan {
@@ -15,38 +15,107 @@ export interface RememberedScan {
   skipped: WalkSkipped;
   /** Files the walk listed (text, binary and unreadable). */
   listed: number;
-  /** Paths per distinct blob of the listed files: `blobs.total`, and which blobs a change adds or drops. */
-  pathsOfBlob: Map<string, number>;
+  /** The distinct blobs of the listed files. */
+  blobs: number;
   derived?: DerivedTotals;
 }
 
 /**
- * The last state (a scan's sums, an index's counts) of each of a few repositories (by URL), for
- * the work on the next commit to start from. Work takes the state it starts from out (`take`), so
- * two jobs never update the same state, and puts its own back when it succeeds (`keep`); work
- * that fails leaves nothing, and the next job on that repository starts afresh.
+ * Where remembered states outlive a worker and reach the others (Postgres: @quarry/db's
+ * ScanStateRepository), keyed by repository, kind and commit. States are small (sums, not files).
  */
-export class RepositoryMemory<T extends { commit: string }> {
-  private readonly states = new Map<string, T>();
+export interface ScanStateStore {
+  load(repository: string, kind: string, commit: string): Promise<unknown>;
+  save(repository: string, kind: string, commit: string, state: unknown): Promise<void>;
+}
 
-  /** `repositories`: how many repositories' states are kept (a scan's is a few MB for a kernel-sized tree). */
-  constructor(private readonly repositories = 4) {}
+export interface StateKey {
+  repository: string;
+  /** What the state is (a scan under given settings, a commit's search index). */
+  kind: string;
+  commit: string;
+}
 
-  /** The state of `commit` of `repository`, if kept and `fits`, taken out. */
-  take(repository: string, commit: string, fits: (state: T) => boolean = () => true): T | undefined {
-    const state = this.states.get(repository);
-    if (!state || state.commit !== commit || !fits(state)) return undefined;
-    this.states.delete(repository);
-    return state;
+/**
+ * The last state of each (repository, kind) a worker made, in memory, and every state in the store
+ * when there is one: a worker that did not make the state of a commit finds it there. A state
+ * taken from memory is taken out (`take`), so two jobs never update the same objects; one read
+ * from the store is a new copy. Work that succeeds keeps its own state (`keep`). The store is a
+ * speed-up, never a dependency: a failed load is a miss and a failed save is forgotten, and the
+ * next job on that repository starts afresh.
+ */
+export class StateMemory {
+  private readonly states = new Map<string, { commit: string; state: unknown }>();
+
+  /** `entries`: how many (repository, kind) states are kept in memory (a scan's is a few KB). */
+  constructor(
+    private readonly store?: ScanStateStore,
+    private readonly entries = 16,
+  ) {}
+
+  async take<T>(key: StateKey, decode: (json: unknown) => T | undefined | Promise<T | undefined>): Promise<T | undefined> {
+    const slot = `${key.repository}\n${key.kind}`;
+    const held = this.states.get(slot);
+    if (held?.commit === key.commit) {
+      this.states.delete(slot);
+      return held.state as T;
+    }
+    if (!this.store) return undefined;
+    const json = await this.store.load(key.repository, key.kind, key.commit).catch(() => undefined);
+    return json === undefined || json === null ? undefined : decode(json);
   }
 
-  keep(repository: string, state: T): void {
-    this.states.delete(repository);
-    if (this.repositories <= 0) return;
-    this.states.set(repository, state);
-    while (this.states.size > this.repositories) this.states.delete(this.states.keys().next().value as string);
+  async keep<T>(key: StateKey, state: T, encode: (state: T) => unknown): Promise<void> {
+    const slot = `${key.repository}\n${key.kind}`;
+    this.states.delete(slot);
+    if (this.entries > 0) this.states.set(slot, { commit: key.commit, state });
+    while (this.states.size > this.entries) this.states.delete(this.states.keys().next().value as string);
+    await this.store?.save(key.repository, key.kind, key.commit, encode(state)).catch(() => undefined);
   }
 }
 
-/** The scans a worker remembers (`ShardedScanOptions.memory`). */
-export class ScanMemory extends RepositoryMemory<RememberedScan> {}
+/** The scans a worker remembers (`ShardedScanOptions.memory`), in memory and in the store when given. */
+export class ScanMemory {
+  readonly states: StateMemory;
+
+  constructor(store?: ScanStateStore, entries?: number) {
+    this.states = new StateMemory(store, entries);
+  }
+
+  /** The remembered scan of `commit` under `settings`; its derived totals restored through `derive`. */
+  take(repository: string, commit: string, settings: string, derive?: BlobDerivation): Promise<RememberedScan | undefined> {
+    return this.states.take({ repository, kind: `scan ${settings}`, commit }, (json) => decodeScan(json, derive));
+  }
+
+  keep(repository: string, scan: RememberedScan): Promise<void> {
+    return this.states.keep({ repository, kind: `scan ${scan.settings}`, commit: scan.commit }, scan, encodeScan);
+  }
+}
+
+interface ScanJson {
+  commit: string;
+  settings: string;
+  totals: unknown;
+  skipped: WalkSkipped;
+  listed: number;
+  blobs: number;
+  derived?: unknown;
+}
+
+function encodeScan(scan: RememberedScan): ScanJson {
+  return { commit: scan.commit, settings: scan.settings, totals: scan.totals.toJSON(), skipped: scan.skipped, listed: scan.listed, blobs: scan.blobs, derived: scan.derived?.toJSON() };
+}
+
+/** A stored scan, or undefined when it cannot be restored (another version's shape, derived totals this worker cannot restore). */
+async function decodeScan(json: unknown, derive: BlobDerivation | undefined): Promise<RememberedScan | undefined> {
+  const scan = json as Partial<ScanJson>;
+  if (typeof scan.commit !== 'string' || typeof scan.settings !== 'string' || typeof scan.listed !== 'number' || typeof scan.blobs !== 'number' || !scan.skipped) return undefined;
+  const totals = ScanTotals.fromJSON(scan.totals);
+  if (!totals) return undefined;
+  let derived: DerivedTotals | undefined;
+  if (scan.derived !== undefined) {
+    derived = await derive?.restore?.(scan.derived);
+    if (!derived) return undefined;
+  }
+  return { commit: scan.commit, settings: scan.settings, totals, skipped: scan.skipped, listed: scan.listed, blobs: scan.blobs, derived };
+}

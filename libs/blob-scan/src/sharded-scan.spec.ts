@@ -11,6 +11,7 @@ import { InProcessShardExecutor } from './in-process-executor';
 import { planShards, describeShardPaths } from './plan';
 import { derivedWorkLimits, shardedScan, type ScanChanges } from './sharded-scan';
 import { ScanMemory } from './scan-memory';
+import { jsonStore } from './testing/json-state-store';
 import { CodeIndexScanStep } from '../../code-index/src/store/scan-step';
 import { MemoryBlobIndexStore } from '../../code-index/src/store/blob-index-store';
 import type { BlobDerivation } from './blob-derivation';
@@ -199,7 +200,9 @@ describe('a re-scan from a remembered scan', () => {
     const served = servedCopy('remembered');
     const repos = provider();
     const store = new MemoryBlobFacts();
-    const memory = new ScanMemory();
+    // Every other step on a worker that remembers nothing: the scan it updates comes from the store, as JSON.
+    const states = jsonStore();
+    let memory = new ScanMemory(states);
     const derive = step();
     const scanned = async (options: { largestFiles?: number } = {}) => {
       const snapshot = await repos.open(await repos.resolve({ git: served.url, ref: 'main' }));
@@ -234,8 +237,9 @@ describe('a re-scan from a remembered scan', () => {
       ['a blob at a second path', (at) => writeFileSync(at('copy/README2.md'), readFileSync(at('README2.md')))],
       ['a whole directory deleted', (at) => rmSync(at('lib'), { recursive: true })],
     ];
-    for (const [change, apply] of steps) {
+    for (const [index, [change, apply]] of steps.entries()) {
       const commit = served.commit(apply);
+      if (index % 2 === 1) memory = new ScanMemory(states);
       const { result, changes } = await scanned({ largestFiles: 2 });
       expect({ change, changes: changes.map((changed) => changed.base), updatedFrom: result.updatedFrom }).toEqual({ change, changes: [previous], updatedFrom: previous });
       expect({ change, result: comparable(result), blobs: result.blobs.total }).toEqual({ change, result: comparable(await fresh(commit, { largestFiles: 2 })), blobs: result.blobs.total });

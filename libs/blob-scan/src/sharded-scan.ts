@@ -98,7 +98,7 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
   // A caller that needs every file once assembled (`onAssembled`) gets the changes instead only if it asked for them.
   if (remembering && snapshot.changesSince && (!options.onAssembled || options.onChanged)) {
     const changes = await snapshot.changesSince(options.signal);
-    const base = changes && remembering.memory.take(remembering.repository, changes.base, (scan) => scan.settings === remembering.settings);
+    const base = changes && (await remembering.memory.take(remembering.repository, changes.base, remembering.settings, options.derive));
     if (changes && base) {
       const result = await rescan(snapshot, options, changes, base, started);
       if (result) return result;
@@ -183,11 +183,7 @@ async function fullScan(snapshot: Snapshot, options: ShardedScanOptions, started
   options.onAssembled?.(pathsOf(paths, blobs, () => true), facts);
   const derived = options.derive?.summarize ? await options.derive.summarize(snapshot, pathsOf(paths, blobs, () => true), signal) : undefined;
   const remembering = rememberingOf(snapshot, options);
-  if (remembering) {
-    const pathsOfBlob = new Map<string, number>();
-    for (const blob of blobs) if (blob !== undefined) pathsOfBlob.set(blob, (pathsOfBlob.get(blob) ?? 0) + 1);
-    remembering.memory.keep(remembering.repository, { commit: snapshot.source.commit, settings: remembering.settings, totals, skipped: listing.skipped, listed: paths.length, pathsOfBlob, derived });
-  }
+  await remembering?.memory.keep(remembering.repository, { commit: snapshot.source.commit, settings: remembering.settings, totals, skipped: listing.skipped, listed: paths.length, blobs: allBlobs.size, derived });
   return {
     ...result,
     ...derived?.result(),
@@ -206,24 +202,18 @@ async function fullScan(snapshot: Snapshot, options: ShardedScanOptions, started
 async function rescan(snapshot: Snapshot, options: ShardedScanOptions, changes: SnapshotChanges, base: RememberedScan, started: number): Promise<ShardedScanResult | undefined> {
   const { signal, store } = options;
   const { removed, added } = changes;
-  const pathsOfBlob = base.pathsOfBlob;
-  // Distinct blobs gained (none of the base's files held them) and lost (none of this commit's does).
-  const before = new Map<string, number>();
-  for (const file of [...removed, ...added]) if (!before.has(file.blob)) before.set(file.blob, pathsOfBlob.get(file.blob) ?? 0);
-  for (const file of removed) pathsOfBlob.set(file.blob, (pathsOfBlob.get(file.blob) ?? 0) - 1);
-  for (const file of added) pathsOfBlob.set(file.blob, (pathsOfBlob.get(file.blob) ?? 0) + 1);
+  // Distinct blobs gained (no file of the base's walk held them) and lost (no file of this one does).
   const firstPath = new Map<string, string>();
   for (const file of added) if (!firstPath.has(file.blob)) firstPath.set(file.blob, file.path);
   const gained: BlobPath[] = [];
   const lost: string[] = [];
-  for (const [blob, count] of before) {
-    const now = pathsOfBlob.get(blob) ?? 0;
-    if (now <= 0) pathsOfBlob.delete(blob);
-    if (count === 0 && now > 0) gained.push({ path: firstPath.get(blob) as string, blob });
-    else if (count > 0 && now <= 0) lost.push(blob);
+  for (const [blob, { before, after }] of changes.blobCounts) {
+    if (before === 0 && after > 0) gained.push({ path: firstPath.get(blob) as string, blob });
+    else if (before > 0 && after === 0) lost.push(blob);
   }
+  const distinctBlobs = base.blobs + gained.length - lost.length;
 
-  const facts = await store.lookup([...before.keys()]);
+  const facts = await store.lookup([...changes.blobCounts.keys()]);
   const totals = base.totals;
   for (const file of removed) totals.remove(file.path, factsOf(file.blob, facts));
   if (!totals.exact) return undefined;
@@ -246,14 +236,14 @@ async function rescan(snapshot: Snapshot, options: ShardedScanOptions, changes: 
   options.onChanged?.({ base: changes.base, gained, lost, facts, files: listed });
   await base.derived?.update(snapshot, { added, removed }, signal);
   const remembering = rememberingOf(snapshot, options);
-  remembering?.memory.keep(remembering.repository, { ...base, commit: snapshot.source.commit, skipped, listed });
+  await remembering?.memory.keep(remembering.repository, { ...base, commit: snapshot.source.commit, skipped, listed, blobs: distinctBlobs });
   return {
     ...result,
     ...base.derived?.result(),
     shards,
     workers: workerIds.length,
     workerIds,
-    blobs: { total: pathsOfBlob.size, processed, reused: pathsOfBlob.size - processed },
+    blobs: { total: distinctBlobs, processed, reused: distinctBlobs - processed },
     updatedFrom: changes.base,
   };
 }

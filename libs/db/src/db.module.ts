@@ -7,6 +7,7 @@ import { LlmAnswerRepository } from './llm-answer-repository';
 import { BlobFactRepository } from './blob-fact-repository';
 import { BlobCodeIndexRepository } from './blob-code-index-repository';
 import { SearchIndexRepository } from './search-index-repository';
+import { ScanStateRepository } from './scan-state-repository';
 import type { Pool } from 'pg';
 import { createDatabase, type Database, type PrismaClient } from './prisma-client';
 
@@ -52,7 +53,8 @@ export class PrismaService implements OnApplicationShutdown {
     { provide: BlobFactRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new BlobFactRepository(prisma.client, prisma.pool) },
     { provide: BlobCodeIndexRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new BlobCodeIndexRepository(prisma.client, prisma.pool) },
     { provide: SearchIndexRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new SearchIndexRepository(prisma.pool) },
+    { provide: ScanStateRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new ScanStateRepository(prisma.pool) },
   ],
-  exports: [PrismaService, JobRepository, ApiKeyRepository, FetchedDocumentRepository, LlmAnswerRepository, BlobFactRepository, BlobCodeIndexRepository, SearchIndexRepository],
+  exports: [PrismaService, JobRepository, ApiKeyRepository, FetchedDocumentRepository, LlmAnswerRepository, BlobFactRepository, BlobCodeIndexRepository, SearchIndexRepository, ScanStateRepository],
 })
 export class DbModule {}

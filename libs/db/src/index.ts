@@ -8,6 +8,7 @@ export * from './db.module';
 export * from './llm-answer-repository';
 export * from './blob-fact-repository';
 export * from './search-index-repository';
+export * from './scan-state-repository';
 export * from './job-write-batcher';
 export * from './group-commit';
 export * from './blob-code-index-repository';

@@ -1,4 +1,4 @@
-import { RepositoryMemory, type ScanChanges } from '@quarry/blob-scan';
+import { StateMemory, type ScanChanges, type ScanStateStore } from '@quarry/blob-scan';
 import type { SearchFunction } from '@quarry/search';
 import type { FileMeasure } from '@quarry/workspace';
 import { blobId, type Snapshot } from '@quarry/snapshot';
@@ -362,28 +362,51 @@ export interface ScannedCommit {
  * index is remembered too, else from the scan's listing and facts (`indexCommit`).
  */
 export class ScanIndexing {
-  private readonly indexed = new RepositoryMemory<CommitIndexState>();
+  private readonly states: StateMemory;
 
-  constructor(private readonly store: SearchIndexStore) {}
+  /** `states`: where the commits' index states are kept for every worker (else in this worker's memory only). */
+  constructor(
+    private readonly store: SearchIndexStore,
+    states?: ScanStateStore,
+  ) {
+    this.states = new StateMemory(states);
+  }
 
-  afterScan(snapshot: Snapshot, repository: string, scan: ScannedCommit, options: Omit<IndexCommitOptions, 'files' | 'textBytes' | 'segmentsBefore' | 'onIndexed'> = {}): Promise<CommitManifest> {
-    const onIndexed = (state: CommitIndexState) => this.indexed.keep(repository, state);
+  async afterScan(snapshot: Snapshot, repository: string, scan: ScannedCommit, options: Omit<IndexCommitOptions, 'files' | 'textBytes' | 'segmentsBefore' | 'onIndexed'> = {}): Promise<CommitManifest> {
+    let indexed: CommitIndexState | undefined;
+    const onIndexed = (state: CommitIndexState) => void (indexed = state);
     const { changed, assembled } = scan;
-    const base = changed && this.indexed.take(repository, changed.base);
+    const base = changed && (await this.states.take({ repository, kind: INDEX_STATE, commit: changed.base }, decodeIndexState));
+    let manifest: CommitManifest;
     if (changed && base) {
       const { gained, lost, facts, files } = changed;
       const textBytes = base.textBytes + textBytesAmong(gained.map((file) => file.blob), facts) - textBytesAmong(lost, facts);
-      return indexCommitChanges(snapshot, this.store, base, { gained, lost, files, textBytes }, { ...options, onIndexed });
+      manifest = await indexCommitChanges(snapshot, this.store, base, { gained, lost, files, textBytes }, { ...options, onIndexed });
+    } else {
+      // The scan's own listing and facts: nothing is listed, looked up or measured twice.
+      manifest = await indexCommit(snapshot, this.store, {
+        ...options,
+        files: assembled?.files,
+        textBytes: assembled && (async (blobs) => textBytesAmong(blobs, assembled.facts)),
+        segmentsBefore: scan.segmentsBefore,
+        onIndexed,
+      });
     }
-    // The scan's own listing and facts: nothing is listed, looked up or measured twice.
-    return indexCommit(snapshot, this.store, {
-      ...options,
-      files: assembled?.files,
-      textBytes: assembled && (async (blobs) => textBytesAmong(blobs, assembled.facts)),
-      segmentsBefore: scan.segmentsBefore,
-      onIndexed,
-    });
+    if (indexed) await this.states.keep({ repository, kind: INDEX_STATE, commit: indexed.commit }, indexed, encodeIndexState);
+    return manifest;
   }
+}
+
+const INDEX_STATE = 'search-index';
+
+function encodeIndexState(state: CommitIndexState): unknown {
+  return { version: 1, commit: state.commit, blobsPerSegment: [...state.blobsPerSegment], segmentBytes: [...state.segmentBytes], files: state.files, textBytes: state.textBytes };
+}
+
+function decodeIndexState(json: unknown): CommitIndexState | undefined {
+  const data = json as { version?: number; commit?: string; blobsPerSegment?: Array<[string, number]>; segmentBytes?: Array<[string, number]>; files?: number; textBytes?: number };
+  if (data.version !== 1 || typeof data.commit !== 'string' || !Array.isArray(data.blobsPerSegment) || !Array.isArray(data.segmentBytes) || typeof data.files !== 'number' || typeof data.textBytes !== 'number') return undefined;
+  return { commit: data.commit, blobsPerSegment: new Map(data.blobsPerSegment), segmentBytes: new Map(data.segmentBytes), files: data.files, textBytes: data.textBytes };
 }
 
 /** Bytes of the text blobs among `blobs`, from a scan's facts. */

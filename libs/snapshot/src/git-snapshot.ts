@@ -67,7 +67,29 @@ export class GitSnapshot implements Snapshot {
       else added.push({ path, blob });
     }
     const removed = [...removedBlobs].map(([path, blob]) => ({ path, blob }));
-    return { base: base.commit, removed, added, skipped: { before: before.skipped, after: after.skipped } };
+    const blobCounts = await this.countBlobs(base.tree, new Set([...removed, ...added].map((file) => file.blob)), signal);
+    return { base: base.commit, removed, added, skipped: { before: before.skipped, after: after.skipped }, blobCounts };
+  }
+
+  /**
+   * How many walked files hold each of `blobs`, in the base tree and in this one: the paths of
+   * those blobs (one pass over each tree's ids), then a walk of their directories only, which
+   * says which of them the ignore rules keep.
+   */
+  private async countBlobs(baseTree: GitTree, blobs: ReadonlySet<string>, signal?: AbortSignal): Promise<Map<string, { before: number; after: number }>> {
+    const counts = new Map<string, { before: number; after: number }>();
+    for (const blob of blobs) counts.set(blob, { before: 0, after: 0 });
+    const count = async (tree: GitTree, side: 'before' | 'after') => {
+      const paths = tree.pathsOf(blobs);
+      if (paths.length === 0) return;
+      const walked = await this.walkTree(tree, { signal, only: partialWalkOver(paths) });
+      for (const path of walked.files) {
+        const counted = counts.get(tree.oid(path) as string);
+        if (counted) counted[side]++;
+      }
+    };
+    await Promise.all([count(baseTree, 'before'), count(this.tree, 'after')]);
+    return counts;
   }
 
   async readDirectory(relative: string): Promise<readonly WalkEntry[] | undefined> {

@@ -67,6 +67,13 @@ export class GitTree {
     return this.oids.values();
   }
 
+  /** The paths of the files holding any of `blobs` (one pass over the tree). */
+  pathsOf(blobs: ReadonlySet<string>): string[] {
+    const paths: string[] = [];
+    for (const [path, oid] of this.oids) if (blobs.has(oid)) paths.push(path);
+    return paths;
+  }
+
   static parse(output: Buffer): GitTree {
     const tree = new GitTree();
     const text = output.toString('utf8');

@@ -36,6 +36,17 @@ export class LargestFiles {
   toArray(): SizedFile[] {
     return [...this.files];
   }
+
+  toJSON(): { limit: number; files: SizedFile[]; complete: boolean } {
+    return { limit: this.limit, files: this.toArray(), complete: this.complete };
+  }
+
+  static fromJSON(json: { limit: number; files: SizedFile[]; complete: boolean }): LargestFiles {
+    const largest = new LargestFiles(json.limit);
+    largest.files.push(...json.files.map((file) => ({ ...file })));
+    largest.complete = json.complete;
+    return largest;
+  }
 }
 
 function ranksBefore(a: SizedFile, b: SizedFile): boolean {

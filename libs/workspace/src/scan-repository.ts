@@ -80,6 +80,15 @@ export function directorySource(root: string): ScanSource {
   };
 }
 
+interface ScanTotalsJson {
+  version: 1;
+  /** files, bytes, lines, binary, unreadable */
+  counts: [number, number, number, number, number];
+  languages: LanguageStats[];
+  directories: Array<{ path: string; files: number; bytes: number }>;
+  largest: ReturnType<LargestFiles['toJSON']>;
+}
+
 /**
  * Running sums of a scan, fed one measured file at a time, in any order: the summary sorts, and
  * ties in the largest files go by path. A sharded scan feeds it from per-blob rows (@quarry/blob-scan).
@@ -92,10 +101,33 @@ export class ScanTotals {
   unreadable = 0;
   private readonly languages = new Map<string, LanguageStats>();
   private readonly directories = new Map<string, { path: string; files: number; bytes: number }>();
-  private readonly largest: LargestFiles;
+  private largest: LargestFiles;
 
   constructor(largestFiles: number) {
     this.largest = new LargestFiles(largestFiles);
+  }
+
+  /** The sums as JSON (a remembered scan kept in Postgres for any worker's next re-scan). */
+  toJSON(): ScanTotalsJson {
+    return {
+      version: 1,
+      counts: [this.files, this.bytes, this.lines, this.binary, this.unreadable],
+      languages: [...this.languages.values()].map((row) => ({ ...row })),
+      directories: [...this.directories.values()].map((row) => ({ ...row })),
+      largest: this.largest.toJSON(),
+    };
+  }
+
+  /** Sums from `toJSON`'s output; undefined for anything else (another version's). */
+  static fromJSON(json: unknown): ScanTotals | undefined {
+    const data = json as Partial<ScanTotalsJson> | undefined;
+    if (data?.version !== 1 || !Array.isArray(data.counts) || !Array.isArray(data.languages) || !Array.isArray(data.directories) || !data.largest) return undefined;
+    const totals = new ScanTotals(0);
+    [totals.files, totals.bytes, totals.lines, totals.binary, totals.unreadable] = data.counts;
+    for (const row of data.languages) totals.languages.set(row.language, { ...row });
+    for (const row of data.directories) totals.directories.set(row.path, { ...row });
+    totals.largest = LargestFiles.fromJSON(data.largest);
+    return totals;
   }
 
   add(relative: string, measure: FileMeasure): void {

@@ -1,11 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { ScanInput, ScanResult } from '@quarry/contracts';
-import { InProcessShardExecutor, ScanMemory, ThreadShardExecutor, shardThreadsAvailable, shardedScan, type BlobFactStore, type ScanChanges, type ShardExecutor } from '@quarry/blob-scan';
+import { InProcessShardExecutor, ScanMemory, ThreadShardExecutor, shardThreadsAvailable, shardedScan, type BlobFactStore, type ScanChanges, type ScanStateStore, type ShardExecutor } from '@quarry/blob-scan';
 import { CodeIndexScanStep } from '@quarry/code-index';
-import { BlobFactRepository, SearchIndexRepository } from '@quarry/db';
-import { ScanIndexing, type SearchIndexStore } from '@quarry/search-index';
+import { BlobFactRepository, ScanStateRepository, SearchIndexRepository } from '@quarry/db';
+import { ScanIndexing, type ScannedCommit, type SearchIndexStore } from '@quarry/search-index';
 import { withStack } from '@quarry/detect';
-import type { FileMeasure } from '@quarry/workspace';
 import { repoReaderOf, type Snapshot } from '@quarry/snapshot';
 import { HandlesJob, JobContext, JobHandler } from '../job-handler';
 import { JobSnapshots } from '../job-snapshots';
@@ -27,7 +26,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
    * The last scan of each of a few repositories, and its commit's search index: the scan of a next
    * commit (a re-scan after a push) starts from them and works on the files that changed.
    */
-  private readonly scans = new ScanMemory();
+  private readonly scans: ScanMemory;
   private readonly indexing: ScanIndexing;
 
   constructor(
@@ -37,9 +36,12 @@ export class ScanProcessor implements JobHandler<'scan'> {
     private readonly shards: ScanShards,
     @Inject(SearchIndexRepository) private readonly searchIndex: SearchIndexStore,
     /** Absent: scans without the code index (tests of the scan alone). */
-    private readonly codeIndex?: CodeIndexScanStep,
+    @Optional() private readonly codeIndex?: CodeIndexScanStep,
+    /** Where remembered scans reach every worker (Postgres); absent: this worker's memory only. */
+    @Optional() @Inject(ScanStateRepository) states?: ScanStateStore,
   ) {
-    this.indexing = new ScanIndexing(searchIndex);
+    this.scans = new ScanMemory(states);
+    this.indexing = new ScanIndexing(searchIndex, states);
   }
 
   async run(input: ScanInput, context: JobContext): Promise<ScanResult> {
@@ -52,7 +54,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
         (signal) => this.detector.detect(repoReaderOf(snapshot), undefined, signal),
         context.signal,
         async () => {
-          let assembled: { files: ReadonlyArray<{ path: string; blob: string }>; facts: ReadonlyMap<string, FileMeasure> } | undefined;
+          let assembled: ScannedCommit['assembled'];
           let changed: ScanChanges | undefined;
           let segmentsBefore: Promise<Map<string, string>> | undefined;
           const repository = snapshot.kind === 'git' && 'git' in snapshot.source ? snapshot.source.git : undefined;

@@ -41,6 +41,11 @@ export class CodeIndexScanStep {
     return totals;
   }
 
+  /** Totals from `BriefTotals.toJSON` (a remembered scan), or undefined when they are not in this step's encoding. */
+  async restore(json: unknown): Promise<BriefTotals | undefined> {
+    return BriefTotals.fromJSON(json, (await this.indexer()).encoding, this);
+  }
+
   /**
    * The briefs of these files, by `blobIndexKey`, indexing first (from `snapshot`, when given)
    * those no row holds yet: a scan whose shards ran without the step.
@@ -59,6 +64,15 @@ export class CodeIndexScanStep {
 }
 
 type TokenRow<K extends string> = { [key in K]: string } & { files: number; tokens: number };
+
+interface BriefTotalsJson {
+  version: 1;
+  encoding: string;
+  /** total, definitions, warnings, parsed, failed, skipped */
+  counts: [number, number, number, number, number, number];
+  languages: TokenRow<'language'>[];
+  directories: TokenRow<'path'>[];
+}
 
 /**
  * Running `tokens` and `symbols` of a scan result over a commit's files: per language (the scan's
@@ -100,6 +114,28 @@ export class BriefTotals {
     addTokens(this.languages, 'language', language, sign, brief.tokens);
     const slash = file.path.indexOf('/');
     addTokens(this.directories, 'path', slash === -1 ? '.' : file.path.slice(0, slash), sign, brief.tokens);
+  }
+
+  toJSON(): BriefTotalsJson {
+    return {
+      version: 1,
+      encoding: this.encoding,
+      counts: [this.total, this.definitions, this.warnings, this.parse.parsed, this.parse.failed, this.parse.skipped],
+      languages: [...this.languages.values()].map((row) => ({ ...row })),
+      directories: [...this.directories.values()].map((row) => ({ ...row })),
+    };
+  }
+
+  /** Totals from `toJSON`'s output in `encoding`; undefined for anything else. */
+  static fromJSON(json: unknown, encoding: string, step?: CodeIndexScanStep): BriefTotals | undefined {
+    const data = json as Partial<BriefTotalsJson> | undefined;
+    if (data?.version !== 1 || typeof data.encoding !== 'string' || !Array.isArray(data.counts) || !Array.isArray(data.languages) || !Array.isArray(data.directories)) return undefined;
+    if (data.encoding !== encoding) return undefined;
+    const totals = new BriefTotals(data.encoding, step);
+    [totals.total, totals.definitions, totals.warnings, totals.parse.parsed, totals.parse.failed, totals.parse.skipped] = data.counts;
+    for (const row of data.languages) totals.languages.set(row.language, { ...row });
+    for (const row of data.directories) totals.directories.set(row.path, { ...row });
+    return totals;
   }
 
   result(): Pick<ScanResult, 'tokens' | 'symbols'> {
