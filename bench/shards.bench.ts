@@ -153,7 +153,7 @@ export async function runShardsBench(options: { four?: boolean } = {}): Promise<
       report.rescans.push(rescan.ms);
       report.rescanBlobs = rescan.result.blobs;
       report.rescansUpdated.push(Boolean(rescan.result.updatedFrom));
-      console.log(`  re-scan after a one-file commit: ${rescan.ms.toFixed(0)} ms, blobs ${JSON.stringify(rescan.result.blobs)}, ${rescan.result.updatedFrom ? `updated the scan of ${String(rescan.result.updatedFrom).slice(0, 12)} (its worker remembered it)` : 'through the whole tree (its worker did not scan the previous commit)'}`);
+      console.log(`  re-scan after a one-file commit: ${rescan.ms.toFixed(0)} ms, blobs ${JSON.stringify(rescan.result.blobs)}, ${rescan.result.updatedFrom ? `updated the scan of ${String(rescan.result.updatedFrom).slice(0, 12)}` : 'through the whole tree'}`);
     }
     report.rescanMs = [...report.rescans].sort((a, b) => a - b)[Math.floor(report.rescans.length / 2)];
     for (const row of report.rows) if (row.workers === 2) row.peakRssMB = survivors.map(peakRssMB);
