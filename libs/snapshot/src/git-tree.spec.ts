@@ -122,16 +122,23 @@ describe('GitTree.derive', () => {
     ];
     let previous = commit();
     let tree = GitTree.parse(git('ls-tree', '-r', '-z', '--full-tree', previous));
+    /** Every tree so far, as it was described when it was made: deriving (which takes the maps) changes none of them. */
+    const earlier: Array<[GitTree, ReturnType<typeof described>]> = [];
     for (const step of steps) {
       step();
       const next = commit();
-      const before = described(tree);
+      earlier.push([tree, described(tree)]);
       const derived = tree.derive(parseTreeChanges(git('diff-tree', '-r', '-z', '--no-renames', previous, next)));
       expect(described(derived)).toEqual(described(GitTree.parse(git('ls-tree', '-r', '-z', '--full-tree', next))));
-      expect(described(tree)).toEqual(before); // the tree it came from is left as it was
+      for (const [older, before] of earlier) expect(described(older)).toEqual(before); // the trees it came from are left as they were
+      expect(tree.pathsOf(new Set(tree.blobs()))).toHaveLength(tree.size);
       if (step === steps[0]) expect([entries(derived, 'vendor'), entries(derived, 'src/lone'), entries(derived, 'becomes-dir')]).toEqual([['new-sub:dir'], undefined, ['inside.txt:file']]);
       previous = next;
       tree = derived;
     }
+    // A tree derived from twice (the first derivation took its maps) gives the same tree again.
+    const [first] = earlier[0];
+    const again = first.derive([]);
+    expect(described(again)).toEqual(earlier[0][1]);
   });
 });

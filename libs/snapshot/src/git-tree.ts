@@ -38,6 +38,12 @@ export class GitTree {
   private oids = new Map<string, string>();
   /** Modes other than 100644 (executables, symlinks): a few per cent of files. */
   private modes = new Map<string, string>();
+  /**
+   * Once a tree derived from this one has taken its maps (`derive`): this tree's files at the
+   * paths that changed (undefined: none there), and the tree that holds the maps now, which
+   * answers for every other path.
+   */
+  private previous: { files: Map<string, TreeFile | undefined>; successor: GitTree; size: number } | undefined;
   /** The blobs of the tree's `.gitignore` files, which a walk fetches first. */
   ignoreFiles: string[] = [];
   private directories = new Map<string, TreeEntry[]>([['', []]]);
@@ -51,27 +57,39 @@ export class GitTree {
   base: { commit: string; tree: GitTree; changes: readonly TreeChange[] } | undefined;
 
   get size(): number {
-    return this.oids.size;
+    return this.previous ? this.previous.size : this.oids.size;
   }
 
   file(path: string): TreeFile | undefined {
+    if (this.previous) return this.previous.files.has(path) ? this.previous.files.get(path) : this.previous.successor.file(path);
     const oid = this.oids.get(path);
     return oid === undefined ? undefined : { oid, mode: this.modes.get(path) ?? REGULAR };
   }
 
   oid(path: string): string | undefined {
-    return this.oids.get(path);
+    return this.previous ? this.file(path)?.oid : this.oids.get(path);
   }
 
-  blobs(): IterableIterator<string> {
-    return this.oids.values();
+  blobs(): Iterable<string> {
+    return this.previous ? [...this.files()].map(([, oid]) => oid) : this.oids.values();
   }
 
   /** The paths of the files holding any of `blobs` (one pass over the tree). */
   pathsOf(blobs: ReadonlySet<string>): string[] {
     const paths: string[] = [];
-    for (const [path, oid] of this.oids) if (blobs.has(oid)) paths.push(path);
+    for (const [path, oid] of this.files()) if (blobs.has(oid)) paths.push(path);
     return paths;
+  }
+
+  /** Every file's path and blob. */
+  private *files(): Generator<[string, string]> {
+    if (!this.previous) {
+      yield* this.oids;
+      return;
+    }
+    const { files, successor } = this.previous;
+    for (const entry of successor.files()) if (!files.has(entry[0])) yield entry;
+    for (const [path, file] of files) if (file) yield [path, file.oid];
   }
 
   static parse(output: Buffer): GitTree {
@@ -117,8 +135,22 @@ export class GitTree {
     const tree = new GitTree();
     this.base = undefined;
     if (commit !== undefined) tree.base = { commit, tree: this, changes };
-    tree.oids = new Map(this.oids);
-    tree.modes = new Map(this.modes);
+    if (this.previous) {
+      // Already derived from: the maps are another tree's now; this one's own are rebuilt (rare).
+      for (const [path, oid] of this.files()) tree.oids.set(path, oid);
+      for (const [path] of tree.oids) {
+        const mode = this.file(path)?.mode;
+        if (mode !== undefined && mode !== REGULAR) tree.modes.set(path, mode);
+      }
+    } else {
+      // The new tree takes the maps and changes them in place (a kernel's two 78k-entry maps are
+      // not copied: 30–100 ms of a re-scan); this one keeps its files at the changed paths.
+      const files = new Map<string, TreeFile | undefined>();
+      for (const change of changes) if (!files.has(change.path)) files.set(change.path, this.file(change.path));
+      tree.oids = this.oids;
+      tree.modes = this.modes;
+      this.previous = { files, successor: tree, size: this.oids.size };
+    }
     tree.directories = new Map(this.directories);
     tree.shared = new Set(this.directories.keys());
     for (const change of changes) {
@@ -126,7 +158,7 @@ export class GitTree {
       if (change.status !== 'D') tree.add(change.path, change.newMode, change.newOid);
     }
     tree.shared = undefined;
-    tree.ignoreFiles = changes.some((change) => isIgnoreFile(change.path)) ? [...tree.oids].filter(([path]) => isIgnoreFile(path)).map(([, oid]) => oid) : this.ignoreFiles;
+    tree.ignoreFiles = changes.some((change) => isIgnoreFile(change.path)) ? [...tree.files()].filter(([path]) => isIgnoreFile(path)).map(([, oid]) => oid) : this.ignoreFiles;
     return tree;
   }
 
