@@ -284,7 +284,13 @@ export class CachedRepository {
       if (!this.presence.has(commit)) throw new QuarryError('ref_not_found', `${this.url} did not send commit ${commit}.`, { suggestion: 'Check the commit id.' });
       // A ref on the commit, so the next fetch offers it as "have": the server then sends only the
       // trees that changed since (a one-file commit of the kernel: a few trees, not all 5,000).
-      await runGit(this.cache.environment(), ['--git-dir', this.gitDir, 'update-ref', LAST_FETCHED_REF, commit], { timeoutMs: 60_000 });
+      // Written as git writes a loose ref (a file holding the id, replaced by a rename) rather than
+      // by `git update-ref`: one process fewer to start per commit fetched (7–25 ms of a big
+      // worker's main thread, to fork it). The cache never packs its refs (gc.auto=0).
+      const refFile = path.join(this.gitDir, LAST_FETCHED_REF);
+      await mkdir(path.dirname(refFile), { recursive: true });
+      await writeFile(`${refFile}.${process.pid}.tmp`, `${commit}\n`);
+      await rename(`${refFile}.${process.pid}.tmp`, refFile);
     }, signal);
     if (previous && FULL_COMMIT.test(previous) && previous !== commit) this.prefetchChanged(previous, commit);
     this.cache.evictSoon(this);
