@@ -5,7 +5,7 @@ const identity = (json: unknown) => json as { n: number };
 
 describe('StateMemory', () => {
   it('gives a state held in memory once, for its commit, and keeps the last few', async () => {
-    const memory = new StateMemory(undefined, 2);
+    const memory = new StateMemory(undefined, { entries: 2 });
     await memory.keep({ repository: 'a', kind: 'k', commit: 'c1' }, { n: 1 }, (state) => state);
     expect(await memory.take({ repository: 'a', kind: 'k', commit: 'c0' }, identity)).toBeUndefined();
     expect(await memory.take({ repository: 'a', kind: 'other', commit: 'c1' }, identity)).toBeUndefined();
@@ -30,6 +30,11 @@ describe('StateMemory', () => {
     expect(decoded).not.toBe(state);
     // A state the decoder refuses (another version's) is a miss.
     expect(await other.take({ repository: 'a', kind: 'k', commit: 'c1' }, () => undefined)).toBeUndefined();
+    // Another version's states are not read.
+    await one.keep({ repository: 'a', kind: 'k', commit: 'c3' }, state, (kept) => kept);
+    expect(await new StateMemory(store, { version: '2.0.0' }).take({ repository: 'a', kind: 'k', commit: 'c3' }, identity)).toBeUndefined();
+    await new StateMemory(store, { version: '2.0.0' }).keep({ repository: 'a', kind: 'k', commit: 'c4' }, { n: 4 }, (kept) => kept);
+    expect(await new StateMemory(store, { version: '2.0.0' }).take({ repository: 'a', kind: 'k', commit: 'c4' }, identity)).toEqual({ n: 4 });
     const failing: ScanStateStore = { load: async () => Promise.reject(new Error('down')), save: async () => Promise.reject(new Error('down')) };
     const unlucky = new StateMemory(failing);
     await expect(unlucky.keep({ repository: 'a', kind: 'k', commit: 'c2' }, state, (kept) => kept)).resolves.toBeUndefined();

@@ -47,13 +47,23 @@ export interface StateKey {
 export class StateMemory {
   private readonly states = new Map<string, { commit: string; state: unknown }>();
 
-  /** `entries`: how many (repository, kind) states are kept in memory (a scan's is a few KB). */
-  constructor(
-    private readonly store?: ScanStateStore,
-    private readonly entries = 16,
-  ) {}
+  private readonly store?: ScanStateStore;
+  private readonly entries: number;
+  private readonly version: string | undefined;
+
+  /**
+   * `entries`: how many (repository, kind) states are kept in memory (a scan's is a few KB).
+   * `version`: the code's version, part of every stored state's kind: a state made by another
+   * version (whose language table or sums may differ) is never read.
+   */
+  constructor(store?: ScanStateStore, options: { entries?: number; version?: string } = {}) {
+    this.store = store;
+    this.entries = options.entries ?? 16;
+    this.version = options.version;
+  }
 
   async take<T>(key: StateKey, decode: (json: unknown) => T | undefined | Promise<T | undefined>): Promise<T | undefined> {
+    key = this.versioned(key);
     const slot = `${key.repository}\n${key.kind}`;
     const held = this.states.get(slot);
     if (held?.commit === key.commit) {
@@ -66,11 +76,16 @@ export class StateMemory {
   }
 
   async keep<T>(key: StateKey, state: T, encode: (state: T) => unknown): Promise<void> {
+    key = this.versioned(key);
     const slot = `${key.repository}\n${key.kind}`;
     this.states.delete(slot);
     if (this.entries > 0) this.states.set(slot, { commit: key.commit, state });
     while (this.states.size > this.entries) this.states.delete(this.states.keys().next().value as string);
     await this.store?.save(key.repository, key.kind, key.commit, encode(state)).catch(() => undefined);
+  }
+
+  private versioned(key: StateKey): StateKey {
+    return this.version === undefined ? key : { ...key, kind: `${key.kind} @${this.version}` };
   }
 }
 
@@ -78,8 +93,8 @@ export class StateMemory {
 export class ScanMemory {
   readonly states: StateMemory;
 
-  constructor(store?: ScanStateStore, entries?: number) {
-    this.states = new StateMemory(store, entries);
+  constructor(store?: ScanStateStore, options: { entries?: number; version?: string } = {}) {
+    this.states = new StateMemory(store, options);
   }
 
   /** The remembered scan of `commit` under `settings`; its derived totals restored through `derive`. */

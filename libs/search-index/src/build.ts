@@ -364,12 +364,13 @@ export interface ScannedCommit {
 export class ScanIndexing {
   private readonly states: StateMemory;
 
-  /** `states`: where the commits' index states are kept for every worker (else in this worker's memory only). */
+  /** `states`: where the commits' index states are kept for every worker (else in this worker's memory only); `version` as StateMemory's. */
   constructor(
     private readonly store: SearchIndexStore,
     states?: ScanStateStore,
+    options: { version?: string } = {},
   ) {
-    this.states = new StateMemory(states);
+    this.states = new StateMemory(states, options);
   }
 
   async afterScan(snapshot: Snapshot, repository: string, scan: ScannedCommit, options: Omit<IndexCommitOptions, 'files' | 'textBytes' | 'segmentsBefore' | 'onIndexed'> = {}): Promise<CommitManifest> {

@@ -2,6 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { ScanInput, ScanResult } from '@quarry/contracts';
 import { InProcessShardExecutor, ScanMemory, ThreadShardExecutor, shardThreadsAvailable, shardedScan, type BlobFactStore, type ScanChanges, type ScanStateStore, type ShardExecutor } from '@quarry/blob-scan';
 import { CodeIndexScanStep } from '@quarry/code-index';
+import { packageVersion } from '@quarry/config';
 import { BlobFactRepository, ScanStateRepository, SearchIndexRepository } from '@quarry/db';
 import { ScanIndexing, type ScannedCommit, type SearchIndexStore } from '@quarry/search-index';
 import { withStack } from '@quarry/detect';
@@ -40,8 +41,10 @@ export class ScanProcessor implements JobHandler<'scan'> {
     /** Where remembered scans reach every worker (Postgres); absent: this worker's memory only. */
     @Optional() @Inject(ScanStateRepository) states?: ScanStateStore,
   ) {
-    this.scans = new ScanMemory(states);
-    this.indexing = new ScanIndexing(searchIndex, states);
+    // A state made by another version of Quarry (other languages, other sums) is never read.
+    const version = packageVersion();
+    this.scans = new ScanMemory(states, { version });
+    this.indexing = new ScanIndexing(searchIndex, states, { version });
   }
 
   async run(input: ScanInput, context: JobContext): Promise<ScanResult> {
