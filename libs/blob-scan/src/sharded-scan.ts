@@ -50,7 +50,8 @@ export interface ShardedScanOptions {
    * Called as soon as the commit's blobs are known, before anything is looked up or read (a git
    * tree's, before the walk: a few more than the walk keeps, those of ignored files): a step after
    * the scan can start its own look-ups of them meanwhile (the search index's segments: 150–250 ms
-   * of a kernel re-scan, now beside the walk, the facts' look-up and the shards).
+   * of a kernel re-scan, now beside the walk, the facts' look-up and the shards). Not called by a
+   * scan that updates a remembered one: it never lists the whole commit.
    */
   onListed?: (blobs: ReadonlySet<string>) => void;
   /**
@@ -89,6 +90,9 @@ export type ShardedScanResult = ScanResult & Required<Pick<ScanResult, 'shards' 
  * already stored (by any worker, for any commit), split the rest into shards balanced by bytes,
  * run them through the executor, then assemble the result from the facts of all the commit's
  * blobs. Progress is one bar over all files: reused ones count as done from the start.
+ *
+ * When the commit's tree was derived from a commit whose scan `memory` holds (a re-scan after a
+ * push), only the files that differ are looked at, and that scan's sums are updated (`rescan`).
  */
 export async function shardedScan(snapshot: Snapshot, options: ShardedScanOptions): Promise<ShardedScanResult> {
   const started = performance.now();
