@@ -121,7 +121,7 @@ describe('a scan sharded across workers', () => {
   }
   /** What must not depend on how many workers ran it. */
   const comparable = (result: ScanResult) => {
-    const { root: _root, durationMs: _duration, shards: _shards, workers: _workers, workerIds: _ids, blobs: _blobs, stack: _stack, ...rest } = result;
+    const { root: _root, durationMs: _duration, shards: _shards, workers: _workers, workerIds: _ids, blobs: _blobs, stack: _stack, updatedFrom: _updatedFrom, ...rest } = result;
     return rest;
   };
   const localScan = async (target: string, codeIndex = true) => {
@@ -158,6 +158,9 @@ describe('a scan sharded across workers', () => {
     const before = new Date();
     const again = (await waitForJob(await submitScan('shared'))).result as ScanResult;
     expect(again.blobs).toEqual({ total: 602, processed: 1, reused: 601 });
+    // Both workers listed the first commit for their shards: whichever took this scan updated the
+    // first scan's sums (kept in Postgres) rather than going through the whole tree.
+    expect(again.updatedFrom).toBe(result.source && 'commit' in result.source ? result.source.commit : undefined);
     expect(again.shards).toBe(1);
     expect(again.lines).toBe(result.lines + 1); // f1.py: 2 lines before, 3 after
     expect(await rowsOf(blobsOf(work), before)).toBe(1);

@@ -148,7 +148,7 @@ describe('faults: Redis loses its data in the middle of a sharded scan', () => {
     expect(result.files).toBe(FILES); // the binary is skipped, not counted
     expect(result.skipped.binary).toBe(1);
     const local = await localScan(server.url('lost.git'));
-    const comparable = ({ root: _r, durationMs: _d, shards: _s, workers: _w, workerIds: _i, blobs: _b, stack: _st, ...rest }: ScanResult) => rest;
+    const comparable = ({ root: _r, durationMs: _d, shards: _s, workers: _w, workerIds: _i, blobs: _b, stack: _st, updatedFrom: _u, ...rest }: ScanResult) => rest;
     expect(comparable(result)).toEqual(comparable(local));
 
     // Recovered from Postgres: the blobs written before the loss were reused, not read again, and
