@@ -20,6 +20,11 @@ export class StackDetector {
     this.llm = config.llm && new LlmClient(config.llm);
   }
 
+  /** The configured detection mode (what a remembered detection's answer depends on besides what it read). */
+  get mode(): DetectionMode {
+    return this.config.detectionMode;
+  }
+
   /** `root` must already be resolved inside the workspace roots, or be a snapshot's reader. */
   detect(root: string | RepoReader, mode: DetectionMode | undefined, signal: AbortSignal): Promise<JobResult<'detect'>> {
     return detectStack(root, { mode: mode ?? this.config.detectionMode, llm: this.llm, llmCache: this.answers, signal });

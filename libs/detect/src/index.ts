@@ -13,3 +13,4 @@ export { OVERRIDE_FILE } from './override';
 export { UNIVERSAL_BUILD_VERSION, type UniversalBuild } from './assemble';
 export { parseToml, type TomlTable, type TomlValue } from './toml';
 export { scanWithStack, withStack, type ScanWithStackOptions } from './scan-with-stack';
+export { detectRemembering, recordReads, readsTouched, type DetectionStates, type ReadSet, type TreeChanges } from './remembered-detection';

@@ -42,7 +42,7 @@ function provider(git: Partial<GitCacheOptions> = {}): SnapshotProvider {
  * A repository of its own on the test server (`<name>.git`), each file holding its own path, and
  * the working copy it came from: `commit` writes files there and publishes the next commit.
  */
-function servedRepository(name: string, files: readonly string[]): { url: string; work: string; commit(changes: Record<string, string>): void } {
+function servedRepository(name: string, files: readonly string[]): { url: string; work: string; commit(changes: Record<string, string | null>): void } {
   const work = mkdtempSync(path.join(os.tmpdir(), `quarry-${name}-`));
   dataDirs.push(work);
   const inWork = (...args: string[]) => execFileSync('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
@@ -60,7 +60,10 @@ function servedRepository(name: string, files: readonly string[]): { url: string
     url: server.url(`${name}.git`),
     work,
     commit(changes) {
-      for (const [file, text] of Object.entries(changes)) write(file, text);
+      for (const [file, text] of Object.entries(changes)) {
+        if (text === null) rmSync(path.join(work, file));
+        else write(file, text);
+      }
       inWork('add', '-A');
       inWork('commit', '-q', '-m', 'next');
       execFileSync('git', ['-C', bare, 'fetch', '-q', work, '+main:main']);
@@ -198,6 +201,28 @@ describe('GitSnapshot over a real git http server', () => {
     expect(repos.git.stats.blobFetches).toBe(1);
     expect((await snapshot.readFile('a.txt'))?.toString()).toBe('a.txt\n');
     expect(repos.git.stats).toMatchObject({ blobFetches: 2, blobsFetched: 3 });
+  });
+
+  it('says which files and directory listings a commit changed since the tree it was derived from', async () => {
+    const served = servedRepository('tree-changes', ['a.txt', 'src/b.ts', 'src/c.ts']);
+    const repos = provider();
+    const open = async () => repos.open(await repos.resolve({ git: served.url, ref: 'main' }));
+    const first = await open();
+    expect(first.treeChangesSince?.()).toBeUndefined(); // listed whole: nothing to compare with
+    const commits = [first.source.commit];
+    const changes = async (change: Record<string, string | null>) => {
+      served.commit(change);
+      const snapshot = await open();
+      commits.push(snapshot.source.commit);
+      const changed = snapshot.treeChangesSince?.();
+      return changed && { base: changed.base, files: changed.files.sort(), directories: changed.directories.sort() };
+    };
+    // An edit in place changes no listing.
+    expect(await changes({ 'src/b.ts': 'edited\n' })).toEqual({ base: commits[0], files: ['src/b.ts'], directories: [] });
+    // A file in new directories: its directory, and each new one's parent up to one that was there.
+    expect(await changes({ 'x/y/z.txt': 'new\n' })).toEqual({ base: commits[1], files: ['x/y/z.txt'], directories: ['', 'x', 'x/y'] });
+    // A deletion changes its directory's listing; the last file of a directory takes it away too.
+    expect(await changes({ 'src/c.ts': null, 'x/y/z.txt': null })).toEqual({ base: commits[2], files: ['src/c.ts', 'x/y/z.txt'], directories: ['', 'src', 'x', 'x/y'] });
   });
 
   it('reads files, ranges, directories and blob ids', async () => {

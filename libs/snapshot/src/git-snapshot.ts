@@ -71,6 +71,27 @@ export class GitSnapshot implements Snapshot {
     return { base: base.commit, removed, added, skipped: { before: before.skipped, after: after.skipped }, blobCounts };
   }
 
+  treeChangesSince(): { base: string; files: string[]; directories: string[] } | undefined {
+    const base = this.base;
+    if (!base) return undefined;
+    const files = base.changes.map((change) => change.path);
+    const directories = new Set<string>();
+    for (const change of base.changes) {
+      // An edit in place leaves its directory's entries as they were; a name that comes, goes or
+      // changes kind (file, link, submodule) changes them, and so does a directory that comes or
+      // goes with it, in its own parent.
+      if (change.status === 'M' && entryKind(change.oldMode) === entryKind(change.newMode)) continue;
+      for (let path = change.path; ; ) {
+        const slash = path.lastIndexOf('/');
+        const parent = slash === -1 ? '' : path.slice(0, slash);
+        directories.add(parent);
+        if (parent === '' || (base.tree.directory(parent) !== undefined && this.tree.directory(parent) !== undefined)) break;
+        path = parent;
+      }
+    }
+    return { base: base.commit, files, directories: [...directories] };
+  }
+
   /**
    * How many walked files hold each of `blobs`, in the base tree and in this one: the paths of
    * those blobs (one pass over each tree's ids), then a walk of their directories only, which
@@ -191,6 +212,11 @@ export class GitSnapshot implements Snapshot {
     this.reader ??= this.repository.blobReader();
     return this.reader;
   }
+}
+
+/** What a directory listing shows of a git mode: a file, a link or a directory (submodule). */
+function entryKind(mode: string): string {
+  return mode === '120000' ? 'symlink' : mode === '160000' ? 'directory' : 'file';
 }
 
 function normalize(relative: string): string {

@@ -103,6 +103,11 @@ export interface Snapshot extends ScanSource {
    * changed (the whole walk may then differ).
    */
   changesSince?(signal?: AbortSignal): Promise<SnapshotChanges | undefined>;
+  /**
+   * The same comparison as a reader of the raw trees sees it, no walk (ignored files count): the
+   * files whose content, kind or presence changed, and the directories whose entries changed.
+   */
+  treeChangesSince?(): { base: string; files: string[]; directories: string[] } | undefined;
   /** Releases processes held open (cat-file); the cache stays. */
   close(): void;
 }

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import type { ScanInput, ScanResult } from '@quarry/contracts';
-import { InProcessShardExecutor, ScanMemory, ThreadShardExecutor, shardThreadsAvailable, shardedScan, type BlobFactStore, type ScanChanges, type ScanStateStore, type ShardExecutor } from '@quarry/blob-scan';
+import type { JobResult, ScanInput, ScanResult } from '@quarry/contracts';
+import { InProcessShardExecutor, ScanMemory, StateMemory, ThreadShardExecutor, shardThreadsAvailable, shardedScan, type BlobFactStore, type ScanChanges, type ScanStateStore, type ShardExecutor } from '@quarry/blob-scan';
 import { CodeIndexScanStep } from '@quarry/code-index';
 import { packageVersion } from '@quarry/config';
 import { BlobFactRepository, ScanStateRepository, SearchIndexRepository } from '@quarry/db';
 import { ScanIndexing, type ScannedCommit, type SearchIndexStore } from '@quarry/search-index';
-import { withStack } from '@quarry/detect';
+import { detectRemembering, withStack } from '@quarry/detect';
 import { repoReaderOf, type Snapshot } from '@quarry/snapshot';
 import { HandlesJob, JobContext, JobHandler } from '../job-handler';
 import { JobSnapshots } from '../job-snapshots';
@@ -29,6 +29,8 @@ export class ScanProcessor implements JobHandler<'scan'> {
    */
   private readonly scans: ScanMemory;
   private readonly indexing: ScanIndexing;
+  /** The stacks detected, with what each detection read: a commit whose changes touch none of it has the same stack. */
+  private readonly stacks: StateMemory;
 
   constructor(
     private readonly snapshots: JobSnapshots,
@@ -45,6 +47,23 @@ export class ScanProcessor implements JobHandler<'scan'> {
     const version = packageVersion();
     this.scans = new ScanMemory(states, { version });
     this.indexing = new ScanIndexing(searchIndex, states, { version });
+    this.stacks = new StateMemory(states, { version });
+  }
+
+  /** The stack of a scan's commit: the previous commit's when the changes since touch nothing its detection read. */
+  private async detectStack(snapshot: Snapshot, signal: AbortSignal): Promise<JobResult<'detect'>> {
+    const reader = repoReaderOf(snapshot);
+    if (snapshot.kind !== 'git' || !('git' in snapshot.source)) return this.detector.detect(reader, undefined, signal);
+    const { result } = await detectRemembering({
+      states: this.stacks,
+      repository: snapshot.source.git,
+      kind: this.detector.mode,
+      commit: snapshot.source.commit,
+      changes: snapshot.treeChangesSince?.(),
+      reader,
+      detect: (recording) => this.detector.detect(recording, undefined, signal),
+    });
+    return result;
   }
 
   async run(input: ScanInput, context: JobContext): Promise<ScanResult> {
@@ -54,7 +73,7 @@ export class ScanProcessor implements JobHandler<'scan'> {
     // A path is checked again here: a worker on another machine has its own view of the allowed roots.
     const { result, source } = await this.snapshots.run(input, context, (snapshot) =>
       withStack(
-        (signal) => this.detector.detect(repoReaderOf(snapshot), undefined, signal),
+        (signal) => this.detectStack(snapshot, signal),
         context.signal,
         async () => {
           let assembled: ScannedCommit['assembled'];
