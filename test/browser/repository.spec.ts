@@ -51,6 +51,22 @@ describe('a repository by URL in the dashboard', () => {
     await screenshot(page, 'scan-by-url');
   }, 60_000);
 
+  it('says when a scan updated the scan of the commit before instead of going through the whole tree', async () => {
+    // dev is main plus one file: once dev is scanned, main's scan takes back that file from dev's sums.
+    const dev = await stack.submit('scan', { source: { git: server.url('demo.git'), ref: 'dev' } });
+    await stack.waitForStatus(dev.body.id, ['succeeded'], 30_000);
+    const page = await openPage(stack.url);
+    await openForm(page, 'Scan');
+    await page.getByLabel('Repository', { exact: true }).fill(server.url('demo.git'));
+    await page.getByLabel('Ref (optional)').fill('main');
+    const id = await startJob(page, 'Scan');
+    await page.locator(`.detail[data-job-id="${id}"][data-status="succeeded"]`).waitFor({ timeout: 30_000 });
+    const updated = page.locator('[data-result="scan"] [data-updated-from]');
+    await expect(updated.innerText()).resolves.toBe(`updated the scan of ${fixtures.commits.dev.slice(0, 12)}`);
+    expect((await stack.jobs.find(id))?.result).toMatchObject({ updatedFrom: fixtures.commits.dev, blobs: { processed: 0 } });
+    await screenshot(page, 'scan-updated-from');
+  }, 60_000);
+
   it('shows ref_not_found with the suggestion when the ref does not exist', async () => {
     const page = await openPage(stack.url);
     await openForm(page, 'Detect');

@@ -31,6 +31,9 @@ describe('scan summary', () => {
   it('says how a sharded scan ran: blobs read and known, shards, workers', () => {
     const text = formatScanSummary({ ...result, shards: 12, workers: 2, workerIds: ['a', 'b'], blobs: { total: 3_000, processed: 1, reused: 2_999 } });
     expect(text).toContain('1 of 3,000 blobs read (2,999 known) in 12 shards on 2 workers');
+    expect(text).not.toContain('updated the scan of');
+    const updated = formatScanSummary({ ...result, blobs: { total: 3_000, processed: 1, reused: 2_999 }, updatedFrom: 'a'.repeat(40) });
+    expect(updated).toContain(`updated the scan of ${'a'.repeat(12)}: only the files changed since were looked at`);
   });
 
   it('formats sizes', () => {

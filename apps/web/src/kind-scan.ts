@@ -67,6 +67,8 @@ function ScanResultView({ result }: { result: ScanResult }) {
       <code>${result.root}</code>${result.source ? html` @ <code class="commit" title=${result.source.commit}>${result.source.commit.slice(0, 12)}</code>` : null} · skipped ${formatCount(skipped.ignored)} ignored, ${formatCount(skipped.binary)} binary,
       ${formatCount(skipped.symlinks)} symlinks, ${formatCount(skipped.unreadable)} unreadable${result.blobs
         ? html` · <span data-blobs>${formatCount(result.blobs.processed)} of ${formatCount(result.blobs.total)} blobs read, ${formatCount(result.blobs.reused)} known from earlier scans</span>`
+        : null}${result.updatedFrom
+        ? html` · <span data-updated-from title="Only the files changed since that commit's scan were looked at">updated the scan of <code class="commit">${result.updatedFrom.slice(0, 12)}</code></span>`
         : null}
     </p>
     ${result.stack?.length

@@ -11,6 +11,7 @@ export function formatScanSummary(result: ScanResult): string {
   if (result.blobs) {
     lines.push(`${number(result.blobs.processed)} of ${number(result.blobs.total)} blobs read (${number(result.blobs.reused)} known) in ${number(result.shards ?? 0)} shards on ${number(result.workers ?? 0)} worker${result.workers === 1 ? '' : 's'}`);
   }
+  if (result.updatedFrom) lines.push(`updated the scan of ${result.updatedFrom.slice(0, 12)}: only the files changed since were looked at`);
   const skipped = result.skipped;
   lines.push(`skipped: ${number(skipped.binary)} binary, ${number(skipped.ignored)} ignored, ${number(skipped.symlinks)} symlinks, ${number(skipped.unreadable)} unreadable`);
   lines.push('');
