@@ -202,8 +202,9 @@ export class GitSnapshot implements Snapshot {
   close(): void {
     this.reader?.close();
     this.reader = undefined;
-    // The tree derived from keeps a kernel's worth of paths alive: a snapshot opened later (the
-    // next job on this commit) rarely wants it, and the next commit's tree gets its own base.
+    // The tree derived from keeps its directory lists alive (its files are the new tree's but for
+    // the changed paths): a snapshot opened later (the next job on this commit) rarely wants it,
+    // and the next commit's tree gets its own base.
     if (this.base && this.tree.base === this.base) this.tree.base = undefined;
     this.base = undefined;
   }
