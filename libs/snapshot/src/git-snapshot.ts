@@ -55,19 +55,38 @@ export class GitSnapshot implements Snapshot {
   async changesSince(signal?: AbortSignal): Promise<SnapshotChanges | undefined> {
     const base = this.base;
     if (!base || base.changes.some((change) => isIgnoreFile(change.path))) return undefined;
-    // Both trees walked only where they differ: the same rules apply everywhere else.
-    const only = partialWalkOver(base.changes.map((change) => change.path));
+    const changed = base.changes.map((change) => change.path);
+    // The blobs the changed paths held or hold, and every path of either tree holding one of them:
+    // one partial walk of each tree over all those paths says which files changed and how many
+    // walked files hold each blob. Both walks cover the same directories, so everything else they
+    // would list and skip is the same (no ignore file changed) and cancels out.
+    const blobs = new Set<string>();
+    for (const path of changed) {
+      for (const tree of [base.tree, this.tree]) {
+        const oid = tree.oid(path);
+        if (oid !== undefined) blobs.add(oid);
+      }
+    }
+    const only = partialWalkOver([...changed, ...base.tree.pathsOf(blobs), ...this.tree.pathsOf(blobs)]);
     const [before, after] = await Promise.all([this.walkTree(base.tree, { signal, only }), this.walkTree(this.tree, { signal, only })]);
+    const blobCounts = new Map<string, { before: number; after: number }>();
+    for (const blob of blobs) blobCounts.set(blob, { before: 0, after: 0 });
     const removedBlobs = new Map<string, string>();
-    for (const path of before.files) removedBlobs.set(path, base.tree.oid(path) as string);
+    for (const path of before.files) {
+      const blob = base.tree.oid(path) as string;
+      removedBlobs.set(path, blob);
+      const counted = blobCounts.get(blob);
+      if (counted) counted.before++;
+    }
     const added: BlobPath[] = [];
     for (const path of after.files) {
       const blob = this.tree.oid(path) as string;
+      const counted = blobCounts.get(blob);
+      if (counted) counted.after++;
       if (removedBlobs.get(path) === blob) removedBlobs.delete(path);
       else added.push({ path, blob });
     }
     const removed = [...removedBlobs].map(([path, blob]) => ({ path, blob }));
-    const blobCounts = await this.countBlobs(base.tree, new Set([...removed, ...added].map((file) => file.blob)), signal);
     return { base: base.commit, removed, added, skipped: { before: before.skipped, after: after.skipped }, blobCounts };
   }
 
@@ -90,27 +109,6 @@ export class GitSnapshot implements Snapshot {
       }
     }
     return { base: base.commit, files, directories: [...directories] };
-  }
-
-  /**
-   * How many walked files hold each of `blobs`, in the base tree and in this one: the paths of
-   * those blobs (one pass over each tree's ids), then a walk of their directories only, which
-   * says which of them the ignore rules keep.
-   */
-  private async countBlobs(baseTree: GitTree, blobs: ReadonlySet<string>, signal?: AbortSignal): Promise<Map<string, { before: number; after: number }>> {
-    const counts = new Map<string, { before: number; after: number }>();
-    for (const blob of blobs) counts.set(blob, { before: 0, after: 0 });
-    const count = async (tree: GitTree, side: 'before' | 'after') => {
-      const paths = tree.pathsOf(blobs);
-      if (paths.length === 0) return;
-      const walked = await this.walkTree(tree, { signal, only: partialWalkOver(paths) });
-      for (const path of walked.files) {
-        const counted = counts.get(tree.oid(path) as string);
-        if (counted) counted[side]++;
-      }
-    };
-    await Promise.all([count(baseTree, 'before'), count(this.tree, 'after')]);
-    return counts;
   }
 
   async readDirectory(relative: string): Promise<readonly WalkEntry[] | undefined> {

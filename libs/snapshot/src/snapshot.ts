@@ -32,7 +32,7 @@ export interface SnapshotChanges {
   added: BlobPath[];
   /** What the two walks skipped in the part that changed: the rest of the walks skipped the same. */
   skipped: { before: WalkSkipped; after: WalkSkipped };
-  /** For each blob of `removed` and `added`: how many files of each whole walk hold it (a commit's distinct blobs gained and lost). */
+  /** For each blob the changed paths held or hold: how many files of each whole walk hold it (a commit's distinct blobs gained and lost). */
   blobCounts: ReadonlyMap<string, { before: number; after: number }>;
 }
 
