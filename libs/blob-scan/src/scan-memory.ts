@@ -91,7 +91,7 @@ export class StateMemory {
 
 /** The scans a worker remembers (`ShardedScanOptions.memory`), in memory and in the store when given. */
 export class ScanMemory {
-  readonly states: StateMemory;
+  private readonly states: StateMemory;
 
   constructor(store?: ScanStateStore, options: { entries?: number; version?: string } = {}) {
     this.states = new StateMemory(store, options);

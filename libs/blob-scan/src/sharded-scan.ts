@@ -184,8 +184,10 @@ async function fullScan(snapshot: Snapshot, options: ShardedScanOptions, started
 
   const totals = totalsOf({ files: zip(paths, blobs), facts, largestFiles: options.largestFiles });
   const result = totals.result(snapshot.root, listing.skipped, Math.round(performance.now() - started));
-  options.onAssembled?.(pathsOf(paths, blobs, () => true), facts);
-  const derived = options.derive?.summarize ? await options.derive.summarize(snapshot, pathsOf(paths, blobs, () => true), signal) : undefined;
+  // Every listed file with its blob, made once for both consumers (78k pairs on a kernel).
+  const files = options.onAssembled || options.derive?.summarize ? pathsOf(paths, blobs, () => true) : [];
+  options.onAssembled?.(files, facts);
+  const derived = options.derive?.summarize ? await options.derive.summarize(snapshot, files, signal) : undefined;
   const remembering = rememberingOf(snapshot, options);
   await remembering?.memory.keep(remembering.repository, { commit: snapshot.source.commit, settings: remembering.settings, totals, skipped: listing.skipped, listed: paths.length, blobs: allBlobs.size, derived });
   return {

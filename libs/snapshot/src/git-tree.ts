@@ -137,10 +137,10 @@ export class GitTree {
     if (commit !== undefined) tree.base = { commit, tree: this, changes };
     if (this.previous) {
       // Already derived from: the maps are another tree's now; this one's own are rebuilt (rare).
-      for (const [path, oid] of this.files()) tree.oids.set(path, oid);
-      for (const [path] of tree.oids) {
-        const mode = this.file(path)?.mode;
-        if (mode !== undefined && mode !== REGULAR) tree.modes.set(path, mode);
+      for (const [path, oid] of this.files()) {
+        tree.oids.set(path, oid);
+        const mode = this.file(path)?.mode ?? REGULAR;
+        if (mode !== REGULAR) tree.modes.set(path, mode);
       }
     } else {
       // The new tree takes the maps and changes them in place (a kernel's two 78k-entry maps are
