@@ -35,13 +35,19 @@ describe('a repository by URL in the dashboard', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('scans a URL at a ref and shows the short commit it pinned', async () => {
+  /** Scans demo.git at `ref` through the Scan form and waits for the job to succeed. */
+  async function scanInBrowser(ref: string) {
     const page = await openPage(stack.url);
     await openForm(page, 'Scan');
     await page.getByLabel('Repository', { exact: true }).fill(server.url('demo.git'));
-    await page.getByLabel('Ref (optional)').fill('dev');
+    await page.getByLabel('Ref (optional)').fill(ref);
     const id = await startJob(page, 'Scan');
     await page.locator(`.detail[data-job-id="${id}"][data-status="succeeded"]`).waitFor({ timeout: 30_000 });
+    return { page, id };
+  }
+
+  it('scans a URL at a ref and shows the short commit it pinned', async () => {
+    const { page, id } = await scanInBrowser('dev');
     await page.locator('[data-result="scan"]').waitFor();
     await expect(page.locator('[data-commit]').getAttribute('data-commit')).resolves.toBe(fixtures.commits.dev);
     await expect(page.locator('[data-commit] code').innerText()).resolves.toBe(fixtures.commits.dev.slice(0, 12));
@@ -55,12 +61,7 @@ describe('a repository by URL in the dashboard', () => {
     // dev is main plus one file: once dev is scanned, main's scan takes back that file from dev's sums.
     const dev = await stack.submit('scan', { source: { git: server.url('demo.git'), ref: 'dev' } });
     await stack.waitForStatus(dev.body.id, ['succeeded'], 30_000);
-    const page = await openPage(stack.url);
-    await openForm(page, 'Scan');
-    await page.getByLabel('Repository', { exact: true }).fill(server.url('demo.git'));
-    await page.getByLabel('Ref (optional)').fill('main');
-    const id = await startJob(page, 'Scan');
-    await page.locator(`.detail[data-job-id="${id}"][data-status="succeeded"]`).waitFor({ timeout: 30_000 });
+    const { page, id } = await scanInBrowser('main');
     const updated = page.locator('[data-result="scan"] [data-updated-from]');
     await expect(updated.innerText()).resolves.toBe(`updated the scan of ${fixtures.commits.dev.slice(0, 12)}`);
     expect((await stack.jobs.find(id))?.result).toMatchObject({ updatedFrom: fixtures.commits.dev, blobs: { processed: 0 } });
