@@ -41,6 +41,19 @@ const { shardedScan, planShards, ThreadShardExecutor, MemoryBlobFacts } = requir
   const cancelling = new ThreadShardExecutor({ path: snapshot.root }, providerOptions, new MemoryBlobFacts(), 2, 'threads');
   answer.cancelled = await cancelling.run(tasks, { signal: controller.signal, onProgress: () => controller.abort(new Error('stop')) }).then(
     () => 'resolved', (error) => error.message);
+  // Writes are awaited by the executor, not the threads: slow ones still count what they added
+  // (a store that already held 100 of the blobs, which its look-up did not say), and a failed one
+  // fails the run.
+  const seeded = new MemoryBlobFacts();
+  const firstFacts = [...store.facts.entries()].slice(0, 100).map(([blob, measure]) => ({ blob, ...measure })); // the first scan's
+  await seeded.record(firstFacts);
+  const slow = { lookup: async () => new Map(), record: (facts) => new Promise((resolve) => setTimeout(resolve, 20)).then(() => seeded.record(facts)) };
+  const slowResult = await shardedScan(snapshot, { store: slow, executor: new ThreadShardExecutor({ path: snapshot.root }, providerOptions, slow, 2, 'threads'), signal: new AbortController().signal, limits });
+  answer.slow = { blobs: slowResult.blobs, stored: seeded.size };
+  let writes = 0;
+  const failing = { lookup: async () => new Map(), record: async (facts) => { if (++writes === 3) throw new Error('disk full'); return facts.length; } };
+  answer.failedWrite = await new ThreadShardExecutor({ path: snapshot.root }, providerOptions, failing, 2, 'threads').run(tasks, { signal: new AbortController().signal, onProgress: () => undefined }).then(
+    () => 'resolved', (error) => error.message);
   console.log(JSON.stringify(answer));
 })().catch((error) => { console.error(error); process.exit(1); });
 `;
@@ -70,6 +83,8 @@ describe('shards on worker threads (quarry scan --local)', () => {
     expect(answer.stored).toBe(301);
     expect(answer.refused).toEqual({ name: 'QuarryError', kind: expect.any(String) });
     expect(answer.cancelled).toBe('stop');
+    expect(answer.slow).toEqual({ blobs: { total: 301, processed: 201, reused: 100 }, stored: 301 });
+    expect(answer.failedWrite).toBe('disk full');
     rmSync(root, { recursive: true, force: true });
   });
 });

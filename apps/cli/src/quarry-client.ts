@@ -1,4 +1,4 @@
-import { io, Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import {
   BatchAnswer,
   ClientToServerEvents,
@@ -87,7 +87,9 @@ export class QuarryClient {
   }
 
   /** Subscribes to a job and resolves with its outcome (from the snapshot if already finished). */
-  watch(jobId: string, callbacks: WatchCallbacks = {}): Promise<JobOutcome> {
+  async watch(jobId: string, callbacks: WatchCallbacks = {}): Promise<JobOutcome> {
+    // Loaded here, not with the module: `quarry scan --local` and `jobs list` never open a socket.
+    const { io } = await import('socket.io-client');
     const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io(this.baseUrl + EVENTS_NAMESPACE, {
       transports: ['websocket'],
       auth: this.apiKey ? { token: this.apiKey } : {},

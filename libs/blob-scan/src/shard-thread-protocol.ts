@@ -15,11 +15,11 @@ export type ThreadProviderOptions = { workspaceRoots: readonly string[]; git: Om
 
 export type ToThread =
   | { type: 'shard'; id: number; files: ShardFile[]; source: ThreadShardSource; provider: ThreadProviderOptions; worker: string }
-  | { type: 'recorded'; request: number; added?: number; error?: string }
   | { type: 'cancel'; id: number };
 
 export type FromThread =
   | { type: 'progress'; id: number; done: number }
-  | { type: 'record'; id: number; request: number; facts: BlobFact[] }
+  /** Facts to store. The thread does not wait for the write: the executor does, before the shard counts as done. */
+  | { type: 'record'; id: number; facts: BlobFact[] }
   | { type: 'done'; id: number; outcome: ShardOutcome }
   | { type: 'failed'; id: number; error: { kind?: string; message: string; suggestion?: string; permanent?: boolean } };

@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { isQuarryError } from '@quarry/contracts';
+import { isQuarryError } from '@quarry/contracts/errors';
 import { SnapshotProvider, type Snapshot } from '@quarry/snapshot';
 import type { BlobFact, BlobFactStore } from './blob-facts';
 import { runShard } from './run-shard';
@@ -18,8 +18,6 @@ if (!port) throw new Error('shard-thread runs as a worker thread');
 let provider: SnapshotProvider | undefined;
 let open: { key: string; snapshot: Promise<Snapshot> } | undefined;
 const running = new Map<number, AbortController>();
-const pendingRecords = new Map<number, { resolve: (added: number) => void; reject: (error: Error) => void }>();
-let nextRequest = 1;
 
 const send = (message: FromThread) => port.postMessage(message);
 
@@ -36,16 +34,19 @@ function snapshotFor(message: Extract<ToThread, { type: 'shard' }>): Promise<Sna
   return snapshot;
 }
 
-/** The main thread's store, seen from here: each write is a message and its answer. */
+/**
+ * The main thread's store, seen from here: each write is a message, not awaited. A shard thread
+ * that waited for its writes (Postgres, for a worker's path scan) sat idle at the end of every
+ * shard while a kernel's 78k rows went in; the executor now awaits a shard's writes itself and
+ * counts what they added, while this thread reads the next shard.
+ */
 function storeFor(id: number): BlobFactStore {
   return {
     lookup: async () => new Map(), // runShard only writes
-    record: (facts: readonly BlobFact[]) =>
-      new Promise<number>((resolve, reject) => {
-        const request = nextRequest++;
-        pendingRecords.set(request, { resolve, reject });
-        send({ type: 'record', id, request, facts: [...facts] });
-      }),
+    record: (facts: readonly BlobFact[]) => {
+      send({ type: 'record', id, facts: [...facts] });
+      return Promise.resolve(0);
+    },
   };
 }
 
@@ -82,10 +83,4 @@ async function runOne(message: Extract<ToThread, { type: 'shard' }>): Promise<vo
 port.on('message', (message: ToThread) => {
   if (message.type === 'shard') void runOne(message);
   else if (message.type === 'cancel') running.get(message.id)?.abort(new Error('cancelled'));
-  else if (message.type === 'recorded') {
-    const pending = pendingRecords.get(message.request);
-    pendingRecords.delete(message.request);
-    if (message.error !== undefined) pending?.reject(new Error(message.error));
-    else pending?.resolve(message.added ?? 0);
-  }
 });

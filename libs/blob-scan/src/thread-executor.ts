@@ -146,8 +146,8 @@ export class ThreadShardExecutor implements ShardExecutor {
     this.threadsStarted = count;
     const shared = this.pool();
     return new Promise<ShardOutcome[]>((resolve, reject) => {
-      /** Shard id → its thread and task, while it runs. */
-      const running = new Map<number, { thread: Worker; task: ShardTask }>();
+      /** Shard id → its thread, task and the writes of its facts, while it runs. */
+      const running = new Map<number, { thread: Worker; task: ShardTask; writes: Array<Promise<number>> }>();
       let next = 0;
       let finished = 0;
       let settled = false;
@@ -170,25 +170,29 @@ export class ThreadShardExecutor implements ShardExecutor {
         if (settled || next >= tasks.length) return;
         const task = tasks[next++];
         const id = shared.listen(onMessage);
-        running.set(id, { thread, task });
+        running.set(id, { thread, task, writes: [] });
         thread.postMessage({ type: 'shard', id, files: task.files, source: this.source, provider: this.provider, worker: this.worker } satisfies ToThread);
       };
       function onMessage(thread: Worker, message: FromThread): void {
-        const task = running.get(message.id)?.task;
-        if (settled || !task) return;
+        const shard = running.get(message.id);
+        if (settled || !shard) return;
+        const { task, writes } = shard;
         if (message.type === 'progress') options.onProgress(task.index, message.done, worker);
         else if (message.type === 'record') {
-          store.record(message.facts).then(
-            (added) => thread.postMessage({ type: 'recorded', request: message.request, added } satisfies ToThread),
-            (error: unknown) => thread.postMessage({ type: 'recorded', request: message.request, error: error instanceof Error ? error.message : String(error) } satisfies ToThread),
-          );
+          const write = store.record(message.facts);
+          write.catch((error: unknown) => settle(error));
+          writes.push(write);
         } else if (message.type === 'done') {
           running.delete(message.id);
           shared.forget(message.id);
-          outcomes[task.index] = message.outcome;
-          options.onProgress(task.index, task.files.length, message.outcome.worker);
-          if (++finished === tasks.length) settle();
-          else handOut(thread);
+          // The thread takes the next shard now; this one is done once its facts are stored.
+          handOut(thread);
+          void Promise.all(writes).then((added) => {
+            if (settled) return;
+            outcomes[task.index] = { ...message.outcome, processed: added.reduce((sum, count) => sum + count, 0) };
+            options.onProgress(task.index, task.files.length, message.outcome.worker);
+            if (++finished === tasks.length) settle();
+          }, () => undefined); // a failed write settled the run above
         } else if (message.type === 'failed') {
           const { kind, message: text, suggestion, permanent } = message.error;
           settle(kind ? new QuarryError(kind as ErrorKind, text, { suggestion, permanent }) : new Error(text));

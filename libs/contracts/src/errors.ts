@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /**
  * Every failure a user can cause is data: a stable `kind`, a human message and, when there is
  * one, a suggestion that says how to fix it. The kind is set where the error happens.
@@ -73,11 +71,6 @@ export const ERROR_KINDS = [
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
-export const quarryErrorSchema = z.object({
-  kind: z.string(),
-  message: z.string(),
-  suggestion: z.string().optional(),
-});
 export type QuarryErrorBody = { kind: ErrorKind | (string & {}); message: string; suggestion?: string };
 
 /** HTTP status for each kind the gateway can return; anything unlisted is a 400. */

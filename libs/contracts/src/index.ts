@@ -1,6 +1,7 @@
 export * from './job-kinds';
 export * from './job-status';
 export * from './errors';
+export * from './error-schema';
 export * from './progress';
 export * from './scan';
 export * from './kinds-planned';

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { JOB_KINDS } from './job-kinds';
 import { JOB_STATUSES } from './job-status';
 import { jobProgressSchema } from './progress';
-import { type QuarryErrorBody, quarryErrorSchema } from './errors';
+import { quarryErrorSchema } from './error-schema';
+import type { QuarryErrorBody } from './errors';
 import { resolvedSourceSchema } from './source';
 
 /** POST /v1/jobs body. The input is validated against the kind's own schema afterwards. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { JobInput, JobKind, JobResult } from '@quarry/contracts';
-import { loadConfig } from '@quarry/config';
+import { loadConfig } from '@quarry/config/settings';
 import { EXIT } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { ClientOptions, clientFrom, report } from './jobs';

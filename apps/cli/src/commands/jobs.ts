@@ -3,7 +3,7 @@ import { JobOutcome, QuarryClient } from '../quarry-client';
 import { EXIT, printError } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { formatScanSummary } from '@quarry/render';
-import { loadConfig } from '@quarry/config';
+import { loadConfig } from '@quarry/config/settings';
 import { QuarryError } from '@quarry/contracts';
 import { InProcessShardExecutor, MemoryBlobFacts, shardedScan, ThreadShardExecutor, type ThreadShardSource } from '@quarry/blob-scan';
 import type { Snapshot } from '@quarry/snapshot';
