@@ -16,8 +16,8 @@ const moduleNameMapper = {
   '^@quarry/llm/(settings|testing)$': '<rootDir>/libs/llm/src/$1',
   // The configuration without NestJS, for the CLI's start-up.
   '^@quarry/config/settings$': '<rootDir>/libs/config/src/settings',
-  // QuarryError without zod, for the scan's shard threads.
-  '^@quarry/contracts/errors$': '<rootDir>/libs/contracts/src/errors',
+  // QuarryError and the edit distance without zod, for the scan's shard threads.
+  '^@quarry/contracts/(errors|suggest)$': '<rootDir>/libs/contracts/src/$1',
   // URL and address checks without the fetcher (no undici), for the git snapshot's shard threads.
   '^@quarry/fetch/policy$': '<rootDir>/libs/fetch/src/policy',
   // One native re2 per process (see test/support/node-environment.js).

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { QuarryError, type ErrorKind } from '@quarry/contracts';
+import { QuarryError, type ErrorKind } from '@quarry/contracts/errors';
 import type { BlobFactStore } from './blob-facts';
 import { workerId } from './in-process-executor';
 import type { ShardTask } from './plan';

@@ -1,6 +1,6 @@
 import { Readable, Transform, pipeline } from 'node:stream';
 import zlib from 'node:zlib';
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 
 /**
  * Reads a response body, undoing its Content-Encoding, and keeps at most `maxBytes` DECODED bytes

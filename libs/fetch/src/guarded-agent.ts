@@ -1,5 +1,5 @@
 import { Agent, buildConnector } from 'undici';
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 import { guardedConnect, type GuardOptions } from './guarded-connect';
 
 /**

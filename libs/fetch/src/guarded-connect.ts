@@ -1,7 +1,7 @@
 import { promises as dns } from 'node:dns';
 import net from 'node:net';
 import tls from 'node:tls';
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 import { AllowList, checkAddress, EMPTY_ALLOW_LIST, sameAddress } from './address-policy';
 import { blocked } from './url-gate';
 

@@ -1,4 +1,4 @@
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 
 /**
  * Typed errors for failures that reach the fetcher as plain Node or undici errors (the guarded

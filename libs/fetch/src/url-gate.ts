@@ -1,5 +1,5 @@
 import { isIPv4 } from 'node:net';
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 import { AllowList, checkAddress, EMPTY_ALLOW_LIST } from './address-policy';
 
 /**

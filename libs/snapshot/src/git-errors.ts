@@ -1,4 +1,4 @@
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 import { GitCommandError } from './git-process';
 import type { ProxySession } from './guarded-git-proxy';
 

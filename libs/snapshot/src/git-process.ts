@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 
 /**
  * How every git command Quarry runs is started: no inherited environment (no proxy variables, no

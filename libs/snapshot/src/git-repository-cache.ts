@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 import { parseAllowList, type Dialer, type Resolver } from '@quarry/fetch/policy';
 import { BlobReader } from './blob-reader';
 import { releaseFileLock, tryFileLock, withFileLock } from './file-lock';

@@ -1,4 +1,4 @@
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 import { measureContent, partialWalkOver, walkFiles, type FileMeasure, type MeasureFilesOptions, type WalkEntry, type WalkOptions, type WalkResult } from '@quarry/workspace';
 import { BlobReader } from './blob-reader';
 import type { CachedRepository, ResolvedGitSource } from './git-repository-cache';

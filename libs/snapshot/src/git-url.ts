@@ -1,4 +1,4 @@
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 import { gateUrl, parseAllowList, type AllowList } from '@quarry/fetch/policy';
 
 const HTTPS_SUGGESTION = 'Give the repository\'s https:// clone URL, e.g. "https://github.com/owner/repo.git".';

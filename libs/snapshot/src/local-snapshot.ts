@@ -3,7 +3,7 @@ import { lstatSync, readdir as readdirCallback, readFileSync, statSync, type Sta
 import os from 'node:os';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 import { measureFiles, walkFiles, type ExpectedStat, type FileMeasure, type MeasureFilesOptions, type WalkEntry, type WalkOptions, type WalkResult } from '@quarry/workspace';
 import { attributesMayConvert, parseIndexFile, type IndexedFile } from './git-index';
 import { runGit, type GitEnvironment } from './git-process';

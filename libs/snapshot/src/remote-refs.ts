@@ -1,4 +1,5 @@
-import { QuarryError, editDistance } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
+import { editDistance } from '@quarry/contracts/suggest';
 
 /** What `git ls-remote --symref` says about a repository. */
 export interface RemoteRefs {

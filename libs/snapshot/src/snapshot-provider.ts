@@ -1,4 +1,4 @@
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 import { resolveWorkspaceRoot } from '@quarry/workspace';
 import { GitRepositoryCache, type GitCacheOptions, type ResolvedGitSource } from './git-repository-cache';
 import { GitSnapshot } from './git-snapshot';

@@ -1,7 +1,7 @@
 import { lstatSync, readdir, readFileSync, statSync, type Dirent } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 import { IGNORED, INCLUDED, IgnoreRules, UNDECIDED } from './ignore-rules';
 
 export interface WalkOptions {

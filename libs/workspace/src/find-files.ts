@@ -1,4 +1,4 @@
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 import { walkFiles } from './file-walker';
 import { compileGlob, isGlob, type PathMatcher } from './glob';
 import { compareNames, isHiddenPath, resolveDirectory } from './list-directory';

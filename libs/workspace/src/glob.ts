@@ -1,5 +1,5 @@
 import RE2 from 're2';
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 
 /** A glob tests root-relative POSIX paths. */
 export type PathMatcher = (relativePath: string) => boolean;

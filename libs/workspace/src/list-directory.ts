@@ -1,6 +1,6 @@
 import { lstat } from 'node:fs/promises';
 import * as path from 'node:path';
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 import { walkFiles } from './file-walker';
 import { compileGlob } from './glob';
 import { resolveInsideRoot, type ResolvedPath } from './safe-path';

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { access } from 'node:fs/promises';
 import * as path from 'node:path';
-import { editDistance } from '@quarry/contracts';
+import { editDistance } from '@quarry/contracts/suggest';
 import { walkFiles } from './file-walker';
 
 export interface SuggestOptions {

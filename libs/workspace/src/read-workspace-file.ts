@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import iconv from 'iconv-lite';
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 import { fileVersionOf, type CachedFile, type FileCache } from './file-cache';
 import { OTHER_LANGUAGE, languageOf } from './languages';
 import { resolveInsideRoot, type ResolvedPath } from './safe-path';

@@ -1,6 +1,6 @@
 import { realpathSync, statSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 import { formatSuggestion, suggestPaths } from './path-suggestions';
 import { secretPathReason } from './secrets';
 import { isInside } from './workspace-root';

@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import * as path from 'node:path';
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 
 const ROOTS_SUGGESTION =
   'Choose a directory inside one of the allowed roots, or ask the operator to add its parent to QUARRY_WORKSPACE_ROOTS.';

@@ -1,4 +1,4 @@
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 
 /** The QuarryError a promise rejects with; fails the test if it resolves or rejects with anything else. */
 export async function failure(promise: Promise<unknown>): Promise<QuarryError> {
