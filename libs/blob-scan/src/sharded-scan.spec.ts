@@ -360,6 +360,12 @@ describe('a sharded scan of a checkout', () => {
     const converting = await scanCheckout(new MemoryBlobFacts());
     expect(converting.hashed).toHaveLength(13);
     rmSync(path.join(work, '.gitattributes'));
+    // An untracked one further down (git status names it; the walk may find it last).
+    mkdirSync(path.join(work, 'sub'));
+    writeFileSync(path.join(work, 'sub', '.gitattributes'), '*.ts eol=crlf\n');
+    const nested = await scanCheckout(new MemoryBlobFacts());
+    expect(nested.hashed).toHaveLength(13);
+    rmSync(path.join(work, 'sub'), { recursive: true });
 
     // Files written in the same millisecond as the index, or after it, are "racily clean".
     const future = new Date(Date.now() + 3_600_000);
