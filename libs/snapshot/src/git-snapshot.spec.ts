@@ -42,7 +42,10 @@ function provider(git: Partial<GitCacheOptions> = {}): SnapshotProvider {
  * A repository of its own on the test server (`<name>.git`), each file holding its own path, and
  * the working copy it came from: `commit` writes files there and publishes the next commit.
  */
-function servedRepository(name: string, files: readonly string[]): { url: string; work: string; commit(changes: Record<string, string | null>): void } {
+function servedRepository(
+  name: string,
+  files: readonly string[],
+): { url: string; work: string; commit(changes: Record<string, string | null>): void; branch(name: string): void } {
   const work = mkdtempSync(path.join(os.tmpdir(), `quarry-${name}-`));
   dataDirs.push(work);
   const inWork = (...args: string[]) => execFileSync('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
@@ -67,6 +70,10 @@ function servedRepository(name: string, files: readonly string[]): { url: string
       inWork('add', '-A');
       inWork('commit', '-q', '-m', 'next');
       execFileSync('git', ['-C', bare, 'fetch', '-q', work, '+main:main']);
+    },
+    /** A branch of the served repository at main's commit. */
+    branch(branch) {
+      execFileSync('git', ['-C', bare, 'branch', '-f', branch, 'main']);
     },
   };
 }
@@ -165,42 +172,61 @@ describe('GitSnapshot over a real git http server', () => {
     const repository = await repos.git.repository(url);
     const { gitDir } = repository;
     expect(execFileSync('git', ['--git-dir', gitDir, 'rev-parse', 'refs/quarry/last-fetched']).toString().trim()).toBe(newer.commit);
-    // The second fetch's pack: the commit, the root tree (and at most one more object), not the
-    // commit with all 5 of its trees that a fetch without a "have" receives. (A third pack holds
-    // the changed blob, fetched ahead of its read.)
+    // The second fetch's pack: the commit, the root tree and the changed blob (the same ref moved),
+    // not the commit with all 5 of its trees that a fetch without a "have" receives, nor the
+    // blobs of the files that did not change.
     await repository.prefetched;
     const packDir = path.join(gitDir, 'objects', 'pack');
     const indexes = readdirSync(packDir).filter((name) => name.endsWith('.idx')).map((name) => path.join(packDir, name));
-    expect(indexes).toHaveLength(3);
+    expect(indexes).toHaveLength(2);
     const newest = indexes.sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs)[1];
     const sent = execFileSync('git', ['show-index'], { input: readFileSync(newest) }).toString().trim().split('\n');
-    expect(sent.length).toBeLessThanOrEqual(3);
+    const objects = execFileSync('git', ['--git-dir', gitDir, 'cat-file', '--batch-check=%(objecttype) %(objectname)'], { input: sent.map((line) => `${line.split(' ')[1]}\n`).join('') })
+      .toString()
+      .trim()
+      .split('\n');
+    const rev = (name: string) => execFileSync('git', ['--git-dir', gitDir, 'rev-parse', name]).toString().trim();
+    expect(objects).toEqual(expect.arrayContaining([`commit ${newer.commit}`, `tree ${rev(`${newer.commit}^{tree}`)}`]));
+    expect(objects.filter((object) => object.startsWith('blob'))).toEqual([`blob ${rev(`${newer.commit}:top.txt`)}`]);
+    expect(objects.length).toBeLessThanOrEqual(4);
   });
 
-  it('fetches the blobs a small commit changed as soon as it has the commit, before anything reads them', async () => {
+  it('fetches the blobs a commit of the same ref changed with the commit, and those of another ref right after it', async () => {
     const served = servedRepository('prefetch', ['a.txt', 'b.txt', 'dir/c.txt']);
     const repos = provider();
     const url = served.url;
+    const open = async (ref: string) => repos.open(await repos.resolve({ git: url, ref }));
     // The first commit: nothing fetched before it, so nothing is fetched ahead of the reads.
-    await repos.open(await repos.resolve({ git: url, ref: 'main' }));
+    await open('main');
     const repository = await repos.git.repository(url);
     await repository.prefetched;
     expect(repos.git.stats.blobFetches).toBe(0);
 
+    // main moved: its new blobs come with the commit (no fetch of their own, none when read).
     served.commit({ 'dir/c.txt': 'changed\n', 'new.txt': 'new\n' });
-    const snapshot = await repos.open(await repos.resolve({ git: url, ref: 'main' }));
+    const moved = await open('main');
     await repository.prefetched;
-    expect(repos.git.stats).toMatchObject({ blobFetches: 1, blobsFetched: 2 });
-    // The second tree came from the first and the commit's changes, and lists as the commit does.
-    expect(repos.git.stats).toMatchObject({ treesListed: 1, treesDerived: 1 });
-    expect((await snapshot.walk()).files.sort()).toEqual(['a.txt', 'b.txt', 'dir/c.txt', 'new.txt']);
-    expect((await snapshot.entry('new.txt'))?.blob).toBe(execFileSync('git', ['-C', served.work, 'rev-parse', 'HEAD:new.txt']).toString().trim());
-    // Reading them now costs no fetch; an unchanged file is still fetched when read.
-    expect((await snapshot.readFile('dir/c.txt'))?.toString()).toBe('changed\n');
-    expect((await snapshot.readFile('new.txt'))?.toString()).toBe('new\n');
-    expect(repos.git.stats.blobFetches).toBe(1);
-    expect((await snapshot.readFile('a.txt'))?.toString()).toBe('a.txt\n');
-    expect(repos.git.stats).toMatchObject({ blobFetches: 2, blobsFetched: 3 });
+    expect(repos.git.stats).toMatchObject({ commitFetches: 2, blobFetches: 0 });
+    expect((await moved.readFile('dir/c.txt'))?.toString()).toBe('changed\n');
+    expect((await moved.readFile('new.txt'))?.toString()).toBe('new\n');
+    expect(repos.git.stats.blobFetches).toBe(0);
+    // An unchanged file is still fetched when read.
+    expect((await moved.readFile('a.txt'))?.toString()).toBe('a.txt\n');
+    expect(repos.git.stats).toMatchObject({ blobFetches: 1, blobsFetched: 1 });
+
+    // Another ref: trees only, then its few changed blobs in one fetch, before anything reads them.
+    served.commit({ 'b.txt': 'on dev\n', 'dir/d.txt': 'd\n' });
+    served.branch('dev');
+    const other = await open('dev');
+    await repository.prefetched;
+    expect(repos.git.stats).toMatchObject({ commitFetches: 3, blobFetches: 2, blobsFetched: 3 });
+    // Its tree came from the last one and the commit's changes, and lists as the commit does.
+    expect(repos.git.stats).toMatchObject({ treesListed: 1, treesDerived: 2 });
+    expect((await other.walk()).files.sort()).toEqual(['a.txt', 'b.txt', 'dir/c.txt', 'dir/d.txt', 'new.txt']);
+    expect((await other.entry('dir/d.txt'))?.blob).toBe(execFileSync('git', ['-C', served.work, 'rev-parse', 'HEAD:dir/d.txt']).toString().trim());
+    expect((await other.readFile('b.txt'))?.toString()).toBe('on dev\n');
+    expect((await other.readFile('dir/d.txt'))?.toString()).toBe('d\n');
+    expect(repos.git.stats.blobFetches).toBe(2);
   });
 
   it('says which files and directory listings a commit changed since the tree it was derived from', async () => {

@@ -41,7 +41,7 @@ export class SnapshotProvider {
     if ('git' in input) {
       const resolved = 'commit' in input ? (input as ResolvedGitSource) : await this.git.resolve(input.git, input.ref, signal);
       const repository = await this.git.repository(resolved.git);
-      await repository.ensureCommit(resolved.commit, signal);
+      await repository.ensureCommit(resolved.commit, signal, resolved.ref);
       const tree = await repository.tree(resolved.commit, signal);
       return new GitSnapshot(resolved, repository, tree);
     }
