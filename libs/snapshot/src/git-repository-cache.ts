@@ -296,8 +296,8 @@ export class CachedRepository {
       if (this.hasCommit(commit)) return;
       const lastFetched = (file: string) => readFile(path.join(this.gitDir, file), 'utf8').then((text) => text.trim(), () => undefined);
       const [last, lastFor] = await Promise.all([lastFetched(LAST_FETCHED_REF), lastFetched(LAST_FETCHED_FOR)]);
-      previous = last;
-      const moved = ref !== undefined && ref === lastFor && previous !== undefined && FULL_COMMIT.test(previous);
+      previous = last !== undefined && FULL_COMMIT.test(last) ? last : undefined;
+      const moved = previous !== undefined && ref !== undefined && ref === lastFor;
       const filter = moved ? `--filter=blob:limit=${MOVED_REF_BLOB_LIMIT}` : '--filter=blob:none';
       this.cache.stats.commitFetches++;
       await this.cache.remote(this.url, ['--git-dir', this.gitDir, 'fetch', '--quiet', '--depth=1', filter, '--no-tags', '--no-write-fetch-head', 'origin', commit], { signal });
@@ -314,12 +314,13 @@ export class CachedRepository {
       await rename(`${refFile}.${process.pid}.tmp`, refFile);
       await writeFile(path.join(this.gitDir, LAST_FETCHED_FOR), ref ?? '');
     }, signal);
-    if (previous && FULL_COMMIT.test(previous) && previous !== commit) this.prefetchChanged(previous, commit);
+    if (previous !== undefined && previous !== commit) this.prefetchChanged(previous, commit);
     this.cache.evictSoon(this);
   }
 
   /**
-   * Starts fetching the blobs `commit` changed since `previous`, when they are few: a re-scan after
+   * Starts fetching the blobs `commit` changed since `previous`, when they are few and not here
+   * yet (a moved ref's fetch brought all but those over MOVED_REF_BLOB_LIMIT): a re-scan after
    * a small commit reads exactly these, and the fetch (a round trip to the server, ~150–250 ms)
    * then runs beside the tree's listing and the facts' look-up instead of after them. Whoever
    * reads them meanwhile waits for this fetch (`fetchBlobs` looks again under the lock) rather
