@@ -17,12 +17,20 @@ const moduleNameMapper = {
   // The configuration without NestJS, for the CLI's start-up.
   '^@quarry/config/settings$': '<rootDir>/libs/config/src/settings',
   // QuarryError and the edit distance without zod, for the scan's shard threads.
-  '^@quarry/contracts/(errors|suggest)$': '<rootDir>/libs/contracts/src/$1',
+  '^@quarry/contracts/(errors|suggest|format)$': '<rootDir>/libs/contracts/src/$1',
   // URL and address checks without the fetcher (no undici), for the git snapshot's shard threads.
   '^@quarry/fetch/policy$': '<rootDir>/libs/fetch/src/policy',
+  // The use cases and in-memory ports without the worker's adapters, for the CLI's start-up.
+  '^@quarry/jobs/in-process$': '<rootDir>/libs/jobs/src/in-process',
+  // The binary rule alone, for the search and shard threads.
+  '^@quarry/workspace/binary$': '<rootDir>/libs/workspace/src/binary',
+  // Budgets and cursors without the MCP server, for REST reads and the CLI's --json.
+  '^@quarry/mcp/answers$': '<rootDir>/libs/mcp/src/answers',
+  // The token counter alone (gpt-tokenizer), without the parsers: the MCP answers' budgets.
+  '^@quarry/code-index/tokens$': '<rootDir>/libs/code-index/src/tokens/token-counter',
   // One native re2 per process (see test/support/node-environment.js).
   '^re2$': '<rootDir>/test/support/re2-shared.js',
-  '^@quarry/(contracts|config|db|queue|workspace|fetch|llm|detect|search|mentions|interpret|render|mcp|code-index|snapshot|blob-scan|search-index)$': '<rootDir>/libs/$1/src',
+  '^@quarry/(contracts|config|db|queue|workspace|fetch|llm|detect|search|mentions|interpret|render|mcp|code-index|code-graph|context|snapshot|blob-scan|search-index|jobs)$': '<rootDir>/libs/$1/src',
 };
 const common = {
   transform: { '^.+\\.(t|j)s$': swc },

@@ -2,7 +2,9 @@
  * (i) The code index (libs/code-index) on Linux `fs/`, each figure next to its peer from the same run:
  *
  *   - symbol extraction MB/s in one process          vs universal-ctags on the same files
- *   - tokenizer MB/s, o200k_base (gpt-tokenizer)     vs js-tiktoken, with per-file counts compared
+ *   - tokenizing MB/s per thread, o200k_base (ours)  vs gpt-tokenizer and js-tiktoken, with per-file counts compared
+ *   - parse + extraction per thread, CPU seconds     vs `ctags --kinds-C=f -R fs/` and `ctags -R fs/`, CPU seconds;
+ *     before the fast paths (public cursor, C bodies parsed) and now; the whole tree too with --whole-linux
  *   - full BlobIndex MB/s and stored bytes per MB of source
  *   - token totals                                   vs Repomix 1.18.1's per-file counts (fs/ and this repository)
  *   - an XML pack of fs/ in one process              vs the Repomix CLI on the same file list: wall time, peak RSS
@@ -22,7 +24,7 @@ const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const CHILD = path.join(__dirname, 'code-index-child.js');
 const REPOMIX = path.join(REPO_ROOT, 'node_modules/repomix/bin/repomix.cjs');
 
-export const CODE_INDEX_PARTS = ['index', 'tokens', 'pack', 'whole', 'product'] as const;
+export const CODE_INDEX_PARTS = ['extract', 'index', 'tokens', 'pack', 'whole', 'product', 'scan'] as const;
 
 export interface CodeIndexBenchOptions {
   quick?: boolean;
@@ -97,6 +99,18 @@ interface IndexFigures {
   maxRssMB: number;
 }
 
+interface ExtractFigures {
+  files: number;
+  megabytes: number;
+  cMegabytes: number;
+  definitions: number;
+  occurrenceBytes: number;
+  cpuSeconds: number;
+  wallSeconds: number;
+  MBps: number;
+  maxRssMB: number;
+}
+
 interface TokenizeFigures {
   implementation: string;
   megabytes: number;
@@ -104,6 +118,7 @@ interface TokenizeFigures {
   perFile: number[];
   MBps: number;
   loadMs: number;
+  rssGrowthMB: number;
   maxRssMB: number;
 }
 
@@ -153,6 +168,49 @@ interface Corpus {
   list: string;
 }
 
+/** A command's CPU seconds (user + system, children included) under GNU time. */
+function cpuTimed(command: string, args: string[], cwd: string): { cpuSeconds: number; wallSeconds: number } {
+  const started = performance.now();
+  const run = spawnSync('/usr/bin/time', ['-f', '\n@@cpu %U %S', command, ...args], { cwd, encoding: 'utf8', maxBuffer: 1 << 30 });
+  const wallSeconds = (performance.now() - started) / 1000;
+  if (run.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${run.status}): ${run.stderr.slice(-2000)}`);
+  const cpu = /@@cpu ([\d.]+) ([\d.]+)/.exec(run.stderr);
+  return { cpuSeconds: cpu === null ? wallSeconds : Number(cpu[1]) + Number(cpu[2]), wallSeconds };
+}
+
+/**
+ * Issue 33's figure: what the per-blob indexer spends on symbols (parse, walk, definitions,
+ * references, occurrences, imports; not tokens) on one thread, in CPU seconds and MB per CPU
+ * second, before the fast paths and now, next to universal-ctags on the same directory in the
+ * same run: `--kinds-C=f` (functions only: the cheapest ctags run) and all kinds.
+ */
+function measureExtract(linux: string, directory: string, files: readonly string[], temporary: string[], withBefore: boolean, quick = false) {
+  const list = writeList(files);
+  temporary.push(list);
+  const now = child<ExtractFigures>(['extract', linux, list]);
+  const before = withBefore ? child<ExtractFigures>(['extract', linux, list, 'before']) : undefined;
+  // The directory as users run it; a --quick run's sample by its list.
+  const input = quick ? ['-L', list] : ['-R', directory];
+  // A real tags file (ctags cannot truncate /dev/null when it rewrites its output on the whole tree).
+  const tags = path.join(os.tmpdir(), `quarry-bench-tags-${process.pid}`);
+  temporary.push(tags);
+  const ctagsFunctions = cpuTimed('ctags', ['--langmap=C:+.h', '--kinds-C=f', '-f', tags, ...input], linux);
+  const ctagsAll = cpuTimed('ctags', ['--langmap=C:+.h', '-f', tags, ...input], linux);
+  fs.rmSync(tags, { force: true });
+  const label = directory === '.' ? 'the whole tree' : `${directory}/`;
+  const line = (name: string, figures: ExtractFigures) =>
+    `  ${name}: ${figures.cpuSeconds.toFixed(2)} CPU-s, ${figures.MBps.toFixed(2)} MB/s per thread (${figures.megabytes.toFixed(1)} MB, ${figures.files} files, ${figures.definitions.toLocaleString('en-US')} definitions; ` +
+    `${(figures.cpuSeconds / ctagsFunctions.cpuSeconds).toFixed(1)}× ctags --kinds-C=f, ${(figures.cpuSeconds / ctagsAll.cpuSeconds).toFixed(1)}× ctags -R)`;
+  console.log(`  parse + extraction on ${label}, one thread (tokens not included):`);
+  if (before !== undefined) console.log(line('before (public cursor, C bodies parsed)', before));
+  console.log(line('now', now));
+  console.log(
+    `    peer: ctags --kinds-C=f -R ${label}: ${ctagsFunctions.cpuSeconds.toFixed(2)} CPU-s (${(now.megabytes / ctagsFunctions.cpuSeconds).toFixed(1)} MB/s); ` +
+      `ctags -R: ${ctagsAll.cpuSeconds.toFixed(2)} CPU-s (${(now.megabytes / ctagsAll.cpuSeconds).toFixed(1)} MB/s)`,
+  );
+  return { directory, now, before, ctagsFunctions, ctagsAll };
+}
+
 /** Symbol extraction vs ctags, full index speed, stored size, the two tokenizers. */
 function measureIndex({ linux, sample, list }: Corpus) {
   const cFiles = sample.filter((file) => /\.[ch]$/.test(file));
@@ -166,16 +224,21 @@ function measureIndex({ linux, sample, list }: Corpus) {
     `  stored index: ${Math.round(index.storedBytesPerMB).toLocaleString('en-US')} bytes per MB of source as compact JSON, ` +
       `${Math.round(index.gzippedBytesPerMB).toLocaleString('en-US')} gzipped (encodeBlobIndex)`,
   );
+  const ours = child<TokenizeFigures>(['tokenize', linux, list, 'quarry']);
   const gpt = child<TokenizeFigures>(['tokenize', linux, list, 'gpt-tokenizer']);
   const jst = child<TokenizeFigures>(['tokenize', linux, list, 'js-tiktoken']);
-  const disagreements = gpt.perFile.filter((count, i) => count !== jst.perFile[i]).length;
-  console.log(`  tokenizer o200k_base: gpt-tokenizer ${gpt.MBps.toFixed(2)} MB/s (load ${Math.round(gpt.loadMs)} ms, RSS ${gpt.maxRssMB} MB)`);
-  console.log(`    peer: js-tiktoken ${jst.MBps.toFixed(2)} MB/s (load ${Math.round(jst.loadMs)} ms, RSS ${jst.maxRssMB} MB); per-file counts differ in ${disagreements} of ${gpt.perFile.length} files`);
+  const differ = (other: TokenizeFigures) => ours.perFile.filter((count, i) => count !== other.perFile[i]).length;
+  const disagreements = differ(jst);
+  const gptDisagreements = differ(gpt);
+  const describe = (figures: TokenizeFigures) => `${figures.MBps.toFixed(2)} MB/s (load ${Math.round(figures.loadMs)} ms, RSS ${figures.rssGrowthMB >= 0 ? '+' : ''}${figures.rssGrowthMB} MB while counting, peak ${figures.maxRssMB} MB)`;
+  console.log(`  tokenizing MB/s per thread, o200k_base: Quarry ${describe(ours)}, ${(ours.MBps / gpt.MBps).toFixed(2)}× gpt-tokenizer`);
+  console.log(`    peer: gpt-tokenizer ${describe(gpt)}; per-file counts differ from Quarry's in ${gptDisagreements} of ${ours.perFile.length} files`);
+  console.log(`    peer: js-tiktoken ${describe(jst)}; per-file counts differ in ${disagreements} of ${ours.perFile.length} files`);
   return {
     index: { ...index, perFile: undefined },
     perFile: index.perFile,
     ctags: { seconds: ctags.seconds, MBps: cMegabytes / ctags.seconds },
-    tokenizer: { gpt: { ...gpt, perFile: undefined }, jsTiktoken: { ...jst, perFile: undefined }, disagreements },
+    tokenizer: { quarry: { ...ours, perFile: undefined }, gpt: { ...gpt, perFile: undefined }, jsTiktoken: { ...jst, perFile: undefined }, disagreements, gptDisagreements },
   };
 }
 
@@ -276,6 +339,42 @@ function repomixPack(root: string, out: string, timeoutMs: number): ProductRun {
   };
 }
 
+export interface ScanFigures {
+  dir: string;
+  quarry: { seconds: number; maxRssMB?: number; tokens?: number; definitions?: number; error?: string };
+  ctags: { seconds: number; maxRssMB?: number };
+  rg: { seconds: number };
+  repomix?: ProductRun;
+}
+
+/**
+ * Issue 33's acceptance: the first code-indexed `quarry scan DIR --local --json` (a fresh
+ * QUARRY_DATA_DIR: nothing indexed before) next to `ctags -R` and `rg -c ''` on the same
+ * directory, in the same run; Repomix too for fs/ (it gives up on the whole tree, see product).
+ */
+function measureScan(linux: string, dir: string, out: string): ScanFigures {
+  const root = path.join(linux, dir);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-bench-scan-'));
+  try {
+    const run = timedRun(process.execPath, [QUARRY_BIN, 'scan', root, '--local', '--json'], { env: { QUARRY_DATA_DIR: dataDir } });
+    const result = run.ok ? (JSON.parse(run.stdout) as { tokens?: { total: number }; symbols?: { definitions: number } }) : undefined;
+    const quarry = { seconds: run.seconds, maxRssMB: run.maxRssMB, tokens: result?.tokens?.total, definitions: result?.symbols?.definitions, ...(run.ok ? {} : { error: run.stderr.slice(-500) }) };
+    const ctags = timedRun('ctags', ['-R', '-f', path.join(dataDir, 'tags'), '.'], { cwd: root });
+    const rg = timedRun('rg', ['-c', '', '.'], { cwd: root });
+    let repomix: ProductRun | undefined;
+    if (dir !== '.') {
+      repomix = repomixPack(root, out, 600_000);
+      fs.rmSync(out, { force: true });
+    }
+    const label = dir === '.' ? 'the whole Linux tree' : `Linux ${dir}/`;
+    console.log(`  quarry scan ${label} --local --json, nothing indexed before: ${quarry.seconds.toFixed(1)} s, peak RSS ${quarry.maxRssMB} MB, ${quarry.tokens?.toLocaleString('en-US')} tokens, ${quarry.definitions?.toLocaleString('en-US')} definitions${quarry.error ? `, FAILED ${quarry.error}` : ''}`);
+    console.log(`    peers: ctags -R ${ctags.seconds.toFixed(1)} s (peak RSS ${ctags.maxRssMB} MB) → ${(quarry.seconds / ctags.seconds).toFixed(2)}x; rg -c '' ${rg.seconds.toFixed(2)} s${repomix ? `; repomix ${repomix.seconds.toFixed(1)} s (peak RSS ${repomix.maxRssMB} MB)` : ''}`);
+    return { dir, quarry, ctags: { seconds: ctags.seconds, maxRssMB: ctags.maxRssMB }, rg: { seconds: rg.seconds }, repomix };
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 /**
  * What users run: `quarry pack` and `quarry symbols` on directories (the tree walk, binary probe,
  * redaction, counting and writing of the real code path), next to `repomix DIR` and `ctags -R`.
@@ -306,6 +405,8 @@ function measureProduct(linux: string, out: string) {
 }
 
 export interface CodeIndexReport {
+  extract?: ReturnType<typeof measureExtract>;
+  extractWhole?: ReturnType<typeof measureExtract>;
   index?: ReturnType<typeof measureIndex>['index'];
   ctags?: { seconds: number; MBps: number };
   tokenizer?: ReturnType<typeof measureIndex>['tokenizer'];
@@ -313,6 +414,7 @@ export interface CodeIndexReport {
   pack?: ReturnType<typeof measurePack>;
   whole?: PackFigures;
   product?: ReturnType<typeof measureProduct>;
+  scans?: ScanFigures[];
 }
 
 export async function runCodeIndexBench(options: CodeIndexBenchOptions = {}): Promise<CodeIndexReport> {
@@ -327,6 +429,11 @@ export async function runCodeIndexBench(options: CodeIndexBenchOptions = {}): Pr
   try {
     console.log(`  corpus: Linux ${options.quick ? 'fs/ (first 300 files)' : 'fs/'} — ${sample.length} files`);
     let fsTokens: Record<string, number> | undefined;
+    if (parts.has('extract')) {
+      report.extract = measureExtract(linux, 'fs', sample, temporary, true, options.quick);
+      // The whole kernel (~1.1 GB): minutes of CPU, and no `before` run (that would be ten more).
+      if (options.wholeTree && !options.quick) report.extractWhole = measureExtract(linux, '.', trackedFiles(linux, '.'), temporary, false);
+    }
     if (parts.has('index')) {
       const measured = measureIndex(corpus);
       fsTokens = measured.perFile;
@@ -336,6 +443,7 @@ export async function runCodeIndexBench(options: CodeIndexBenchOptions = {}): Pr
     if (parts.has('pack')) report.pack = measurePack(corpus, out);
     if (parts.has('whole') && !options.quick) report.whole = measureWholeTree(linux, out, temporary);
     if (parts.has('product') && !options.quick) report.product = measureProduct(linux, out);
+    if (parts.has('scan') && !options.quick) report.scans = [measureScan(linux, 'fs', out), ...(options.wholeTree ? [measureScan(linux, '.', out)] : [])];
     return report;
   } finally {
     for (const file of temporary) fs.rmSync(file, { force: true });

@@ -11,16 +11,23 @@
  *   (m) mentions: parse 1 MB of prose, @search/@grep vs ripgrep, cached file load (bench/mentions.bench.ts)
  *   (s) cold search on the Linux tree: `quarry search` / `quarry mention` as whole CLI runs vs rg (bench/search-cli.bench.ts)
  *   (x) MCP: read_file and search_text over stdio vs the same operation in-process (bench/mcp.bench.ts)
- *   (i) code index on Linux fs/: symbols vs ctags, tokenizers, token totals and pack vs Repomix (bench/code-index.bench.ts)
+ *   (i) code index on Linux fs/: symbols vs ctags, tokenizing MB/s per thread vs gpt-tokenizer, token totals and pack vs Repomix (bench/code-index.bench.ts)
  *   (r) repositories by URL on Linux: first scan vs blobless clone + rg --files; cache-hit repeat vs path scan (bench/snapshot.bench.ts)
  *   (k) the code index by the distributed scan on Linux fs/: 1 vs 2 workers, then pack as a job vs Repomix (bench/code-index-workers.bench.ts)
  *   (t) trigram search index on Linux: build time and size vs the scan; repeat queries through the gateway p50/p99 vs rg (bench/search-index.bench.ts)
+ *   (n) code navigation: references vs TypeScript's language service and pyright, Linux query time, impact on history, per-blob cost (bench/navigation.bench.ts)
+ *   (w) the working tree at once on Linux: change check per call vs git status, write → visible in search_text and find_symbol over MCP (bench/working-tree.bench.ts)
+ *   (l) task-aware retrieval on Linux: the commit's corpus built from stored rows, then context queries p50/p99 (bench/context-linux.ts; not in the
+ *       default set: --only l; the rows are built once, ~20 min, into ~/.cache/quarry-bench/linux-context.rows)
  *
- * Options: --only a,b,p,c,d,f,g,e,m,s,x,i,r,h,t (p = Postgres round-trip profile; default: all); --whole-linux
- * to also pack the whole Linux tree in (i), --i-parts index,tokens,pack,whole,product to run only some of (i); --quick for a
+ * Options: --only a,b,p,c,d,f,g,e,m,s,x,i,r,h,t,w,n (n is not in the default set: --only n; --n-parts accuracy,linux,impact,cost; --n-half dev|held-out (default held-out: tune on dev only);
+ * --n-repos quarry,zod,flask; --n-sample N (default 200);
+ * --n-worst N and --n-dump FILE to read the worst queries' misses; --n-oracle-cache to reuse the servers' answers on the pinned commits) (p = Postgres round-trip profile; default: all); --whole-linux
+ * to also pack the whole Linux tree in (i) and time its extraction, --i-parts extract,index,tokens,pack,whole,product,scan to run only some of (i) (scan: the first code-indexed `quarry scan --local` of fs/, and of the whole tree with --whole-linux, vs ctags -R, rg and Repomix); --quick for a
  * short smoke run; --pin to pin each scan worker of (c) to its own CPU (taskset). Everything runs on 127.0.0.1; the whole run is
  * bounded by a watchdog, and child processes and queue keys are removed at the end.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,7 +47,7 @@ interface Target {
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
   const onlyIndex = argv.indexOf('--only');
-  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 's', 'x', 'i', 'r', 'h', 'k', 't'] : (argv[onlyIndex + 1] ?? '').split(','));
+  const only = new Set(onlyIndex === -1 ? ['a', 'b', 'p', 'c', 'd', 'f', 'g', 'e', 'm', 's', 'x', 'i', 'r', 'h', 'k', 't', 'w'] : (argv[onlyIndex + 1] ?? '').split(','));
   const started = Date.now();
   // Packing the whole kernel cold (--whole-linux) takes many minutes on its own.
   const watchdogMs = argv.includes('--whole-linux') || argv.includes('--k-linux') || /whole/.test(argv[argv.indexOf('--i-parts') + 1] ?? '') ? 3 * WATCHDOG_MS : WATCHDOG_MS;
@@ -297,6 +304,40 @@ async function main(argv: string[]): Promise<number> {
     const parts = partsIndex === -1 ? undefined : ((argv[partsIndex + 1] ?? '').split(',') as NonNullable<Parameters<typeof runCodeIndexBench>[0]>['parts']);
     const codeIndex = await runCodeIndexBench({ quick, wholeTree: argv.includes('--whole-linux'), parts });
     results.codeIndex = codeIndex;
+    const tokenizer = codeIndex.tokenizer;
+    if (tokenizer !== undefined) {
+      const ratio = tokenizer.quarry.MBps / tokenizer.gpt.MBps;
+      targets.push({
+        figure: '(i) tokenizing MB/s per thread, Linux fs/, o200k_base: ours / gpt-tokenizer',
+        target: '≥ 3x, counts identical',
+        measured: `${ratio.toFixed(2)}x (${tokenizer.quarry.MBps.toFixed(1)} vs ${tokenizer.gpt.MBps.toFixed(1)} MB/s; ${tokenizer.gptDisagreements} files differ)`,
+        met: ratio >= 3 && tokenizer.gptDisagreements === 0,
+      });
+    }
+    for (const extract of [codeIndex.extract, codeIndex.extractWhole]) {
+      if (extract === undefined) continue;
+      const whole = extract === codeIndex.extractWhole;
+      const peer = whole ? extract.ctagsAll : extract.ctagsFunctions;
+      const ratio = extract.now.cpuSeconds / peer.cpuSeconds;
+      targets.push({
+        figure: whole ? '(i) parse + extraction, whole Linux tree, 1 thread / ctags -R (CPU)' : '(i) parse + extraction, Linux fs/, 1 thread / ctags --kinds-C=f (CPU)',
+        target: whole ? '≤ 1.5x (issue 33, with tokens)' : '≤ 5x (issue 33, with tokens)',
+        measured: `${ratio.toFixed(1)}x (${extract.now.cpuSeconds.toFixed(2)} vs ${peer.cpuSeconds.toFixed(2)} CPU-s; ${extract.now.MBps.toFixed(1)} MB/s${extract.before ? `; before ${extract.before.cpuSeconds.toFixed(2)} CPU-s` : ''})`,
+        met: ratio <= (whole ? 1.5 : 5),
+      });
+    }
+    for (const scan of codeIndex.scans ?? []) {
+      const whole = scan.dir === '.';
+      const ratio = scan.quarry.seconds / scan.ctags.seconds;
+      targets.push({
+        figure: whole ? '(i) first code-indexed scan, whole Linux tree, in process / ctags -R (wall)' : '(i) first code-indexed scan, Linux fs/, in process / ctags -R (wall)',
+        target: whole ? '≤ 1.5x (issue 33)' : '≤ 5x (issue 33)',
+        measured: `${ratio.toFixed(2)}x (${scan.quarry.seconds.toFixed(1)} vs ${scan.ctags.seconds.toFixed(1)} s)`,
+        met: scan.quarry.error === undefined && ratio <= (whole ? 1.5 : 5),
+      });
+      if (whole)
+        targets.push({ figure: '(i) first code-indexed scan, whole Linux tree, in process: peak RSS', target: '≤ 1,024 MB (issue 33)', measured: `${scan.quarry.maxRssMB} MB`, met: (scan.quarry.maxRssMB ?? Infinity) <= 1024 });
+    }
     targets.push(
       ...(codeIndex.tokens ?? []).map((row) => ({
         figure: `(i) token total vs Repomix, ${row.label}`,
@@ -325,6 +366,84 @@ async function main(argv: string[]): Promise<number> {
     }
     if (codeIndex.whole !== undefined) {
       targets.push({ figure: '(i) whole Linux tree packed, streamed: peak RSS', target: '< 500 MB', measured: `${codeIndex.whole.maxRssMB} MB (${codeIndex.whole.seconds.toFixed(0)} s)`, met: codeIndex.whole.maxRssMB < 500 });
+    }
+  }
+
+  if (only.has('w')) {
+    console.log('\n(w) the working tree at once on the Linux tree (bench/working-tree.bench.ts)');
+    console.log(`  ${describeQuiet(await waitForQuiet())}`);
+    const { runWorkingTreeBench } = await import('./working-tree.bench');
+    const report = await runWorkingTreeBench({ quick });
+    (results as Record<string, unknown>).workingTree = report;
+    targets.push(
+      {
+        figure: '(w) change check per call on the Linux tree, p50 (after an edit)',
+        target: '≤ 20 ms',
+        measured: `${report.editCheck.p50.toFixed(2)} ms (nothing changed ${report.idleCheck.p50.toFixed(2)} ms; git status ${report.gitStatus.p50.toFixed(0)} ms)`,
+        met: report.editCheck.p50 <= 20,
+      },
+      {
+        figure: '(w) write → first search_text answer with it, Linux tree, p50',
+        target: '< 1 s',
+        measured: `${report.searchVisible.p50.toFixed(0)} ms through the HEAD index (rg -c ${report.rgSearch.p50.toFixed(0)} ms; no index ${report.searchVisibleCold.p50.toFixed(0)} ms)`,
+        met: report.searchVisible.p50 < 1_000,
+      },
+    );
+    if (report.symbolVisible) {
+      targets.push({ figure: `(w) write → first find_symbol answer with it, ${path.basename(report.symbolTree ?? '')}/ indexed, p50`, target: '< 1 s', measured: `${report.symbolVisible.p50.toFixed(0)} ms`, met: report.symbolVisible.p50 < 1_000 });
+    }
+  }
+
+  if (only.has('l')) {
+    console.log('\n(l) task-aware retrieval on Linux: corpus from stored rows, then context queries (bench/context-linux.ts)');
+    const { ensureLinuxTree } = await import('./linux-tree');
+    const linux = ensureLinuxTree((line) => console.log(line));
+    const rows = path.join(os.homedir(), '.cache/quarry-bench/linux-context.rows');
+    const child = (args: string[]) => JSON.parse(execFileSync(process.execPath, ['--expose-gc', '--max-old-space-size=1024', path.join(__dirname, 'context-linux.js'), ...args], { encoding: 'utf8', maxBuffer: 1 << 26 }).trim().split('\n').pop()!);
+    if (!fs.existsSync(rows)) console.log(`  index: ${JSON.stringify(child(['index', linux, rows]))}`);
+    const query = child(['query', linux, rows, '3']) as { rank: { p50: number; p99: number }; answer: { p50: number; p99: number }; maxRssMB: number };
+    console.log(`  query: ${JSON.stringify(query)}`);
+    targets.push({ figure: '(l) context query on an indexed Linux commit, whole answer p50', target: '≤ 1,000 ms (issue 30)', measured: `${Math.round(query.answer.p50)} ms (p99 ${Math.round(query.answer.p99)} ms; rank p50 ${Math.round(query.rank.p50)} ms)`, met: query.answer.p50 <= 1000 });
+  }
+
+  if (only.has('n')) {
+    console.log('\n(n) code navigation: references vs language servers, Linux queries, impact on history, per-blob cost (bench/navigation.bench.ts)');
+    console.log(`  ${describeQuiet(await waitForQuiet())}`);
+    const { runNavigationBench } = await import('./navigation.bench');
+    const partsIndex = argv.indexOf('--n-parts');
+    const parts = partsIndex === -1 ? undefined : ((argv[partsIndex + 1] ?? '').split(',') as NonNullable<Parameters<typeof runNavigationBench>[0]>['parts']);
+    const value = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
+    const half = value('--n-half');
+    if (half !== undefined && half !== 'dev' && half !== 'held-out') throw new Error(`--n-half ${half}: dev or held-out`);
+    const navigation = await runNavigationBench({
+      parts,
+      sample: value('--n-sample') === undefined ? (quick ? 40 : 200) : Number(value('--n-sample')),
+      half,
+      repositories: value('--n-repos')?.split(',') as NonNullable<Parameters<typeof runNavigationBench>[0]>['repositories'],
+      worst: value('--n-worst') === undefined ? undefined : Number(value('--n-worst')),
+      oracleCache: argv.includes('--n-oracle-cache'),
+    });
+    const dump = value('--n-dump');
+    if (dump !== undefined) fs.writeFileSync(dump, JSON.stringify(navigation.accuracy, null, 2));
+    (results as Record<string, unknown>).navigation = navigation;
+    for (const row of navigation.accuracy) {
+      const sample = `${row.queries} ${half === 'dev' ? 'DEVELOPMENT-half' : 'held-out'} definitions`;
+      targets.push({
+        figure: `(n) references vs ${row.oracle}, ${row.repository} (${sample}; every use, guessed ones marked)`,
+        target: 'recall ≥ 90%, precision ≥ 85%',
+        measured: `recall ${(row.recall * 100).toFixed(1)}%, precision ${(row.precision * 100).toFixed(1)}% (p50 ${row.oursMs.p50.toFixed(2)} ms vs ${row.oracleMs.p50.toFixed(1)} ms)`,
+        met: row.recall >= 0.9 && row.precision >= 0.85,
+      });
+      targets.push({
+        figure: `(n) references vs ${row.oracle}, ${row.repository} (${sample}; guessed: false)`,
+        target: 'recall ≥ 90%, precision ≥ 85%',
+        measured: `recall ${(row.certainRecall * 100).toFixed(1)}%, precision ${(row.certainPrecision * 100).toFixed(1)}%`,
+        met: row.certainRecall >= 0.9 && row.certainPrecision >= 0.85,
+      });
+    }
+    if (navigation.linux) {
+      const { query } = navigation.linux;
+      targets.push({ figure: '(n) references on an indexed Linux commit, p50 per query', target: '≤ 50 ms', measured: `${query.references.p50.toFixed(1)} ms (p99 ${query.references.p99.toFixed(0)} ms; rg -w ${query.rg.p50.toFixed(0)} ms)`, met: query.references.p50 <= 50 });
     }
   }
 

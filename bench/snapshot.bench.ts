@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { scanRepository, directorySource } from '../libs/workspace/src';
+import { referenceScan, directorySource } from '../libs/workspace/src/testing/reference-scan';
 import { SnapshotProvider } from '../libs/snapshot/src';
 import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { ensureLinuxTree } from './linux-tree';
@@ -68,7 +68,7 @@ export async function runSnapshotBench(): Promise<SnapshotBenchReport> {
     lap('resolve (ls-remote)');
     const snapshot = await first.open(source);
     lap('commit + trees (blobless fetch), ls-tree');
-    const byUrl = await scanRepository(snapshot);
+    const byUrl = await referenceScan(snapshot);
     lap('walk + blob fetch + measure');
     const firstScanMs = performance.now() - started;
     await first.close();
@@ -83,7 +83,7 @@ export async function runSnapshotBench(): Promise<SnapshotBenchReport> {
       const fetchesBefore = server.fetches().length;
       const lookupsBefore = server.lookups().length;
       const runStarted = performance.now();
-      repeat = await scanRepository(await provider.open(await provider.resolve({ git: url })));
+      repeat = await referenceScan(await provider.open(await provider.resolve({ git: url })));
       repeatScanMs = Math.min(repeatScanMs, performance.now() - runStarted);
       refLookupsOnRepeat = server.lookups().length - lookupsBefore;
       fetchesOnRepeat = server.fetches().length - fetchesBefore;
@@ -94,7 +94,7 @@ export async function runSnapshotBench(): Promise<SnapshotBenchReport> {
     let byPath = byUrl;
     for (let run = 0; run < RUNS; run++) {
       const runStarted = performance.now();
-      byPath = await scanRepository(directorySource(tree));
+      byPath = await referenceScan(directorySource(tree));
       localScanMs = Math.min(localScanMs, performance.now() - runStarted);
     }
     const same = (a: typeof byUrl, b: typeof byUrl) => a.files === b.files && a.lines === b.lines && a.bytes === b.bytes && JSON.stringify(a.languages) === JSON.stringify(b.languages);

@@ -11,7 +11,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, w
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { scanRepository, walkFiles } from '../libs/workspace/src';
+import { walkFiles } from '../libs/workspace/src';
+import { referenceScan } from '../libs/workspace/src/testing/reference-scan';
 import { bestOf, mulberry32 } from './support';
 
 export const BENCH_TREE = path.join(os.tmpdir(), 'quarry-bench-tree-100k');
@@ -65,7 +66,7 @@ export async function runWalkBench(): Promise<WalkBenchReport> {
     },
     { name: 'walkFiles', seconds: walk.seconds, files: walk.value, ratioVsRg: ratio(walk.seconds), note: `best of ${RUNS}` },
     {
-      name: 'scanRepository',
+      name: 'referenceScan',
       seconds: scan.seconds,
       files: scan.files,
       ratioVsRg: ratio(scan.seconds),
@@ -120,7 +121,7 @@ function scanInFreshProcess(tree: string): Promise<ScanChildReport> {
 
 async function scanChild(tree: string): Promise<void> {
   const started = performance.now();
-  const result = await scanRepository(tree);
+  const result = await referenceScan(tree);
   const report: ScanChildReport = {
     seconds: (performance.now() - started) / 1000,
     files: result.files,

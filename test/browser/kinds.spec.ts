@@ -173,7 +173,7 @@ describe('the detect, mentions and interpret views', () => {
       await openForm(page, 'Mentions');
       await page.getByLabel('Repository', { exact: true }).fill(code);
       await page.getByLabel('Prompt').fill(prompt);
-      await page.getByLabel('Budget (KB, optional)').fill('64');
+      await page.getByLabel('Budget (KiB, optional)').fill('64');
       const id = await startJob(page, 'Mentions');
       const view = await finished(page, id, 'mentions');
 
@@ -218,14 +218,14 @@ describe('the detect, mentions and interpret views', () => {
       await openForm(page, 'Mentions');
       await page.getByLabel('Repository', { exact: true }).fill(code);
       await page.getByLabel('Prompt').fill('   ');
-      await page.getByLabel('Budget (KB, optional)').fill('lots');
+      await page.getByLabel('Budget (KiB, optional)').fill('lots');
       await page.getByRole('button', { name: 'Start mentions' }).click();
       await expect(page.locator('#mentions-prompt-error').innerText()).resolves.toContain('Write a prompt');
       await expect(page.locator('#mentions-budget-error').innerText()).resolves.toContain('whole number');
       expect(await page.getByLabel('Prompt').evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true);
 
       await page.getByLabel('Prompt').fill('Look at @README.md');
-      await page.getByLabel('Budget (KB, optional)').fill('');
+      await page.getByLabel('Budget (KiB, optional)').fill('');
       await expectRootRefused(page, 'mentions');
       await screenshot(page, 'mentions-form-error', false);
     });

@@ -345,6 +345,30 @@ describe('the quarry CLI', () => {
       expect((await quarry(['search', root, 'absent'])).code).toBe(1);
     });
 
+    it('--json answers within --max-tokens, and --cursor continues the hits: every hit once', async () => {
+      const root = makeTree(Object.fromEntries(Array.from({ length: 30 }, (_, file) => [`src/f${file}.c`, Array.from({ length: 20 }, (_, line) => `// TODO item ${file}-${line}`).join('\n') + '\n'])));
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const run = await quarry(['search', root, 'TODO', '--json', '--max-results', '500', '--max-tokens', '1000', ...(cursor ? ['--cursor', cursor] : [])]);
+        expect(run.code).toBe(0);
+        const answer = JSON.parse(run.stdout);
+        expect(answer).toMatchObject({ total: 600, page: { unit: 'hit', first: seen.length + 1, total: 600, maxTokens: 1000 } });
+        // Counted, or (a last page) fewer bytes than the budget: a token is at least a byte.
+        expect(answer.page.tokens ?? Buffer.byteLength(JSON.stringify(answer))).toBeLessThanOrEqual(1000);
+        seen.push(...answer.hits.map((hit: { path: string; line: number }) => `${hit.path}:${hit.line}`));
+        cursor = answer.nextCursor;
+        pages++;
+      } while (cursor && pages < 100);
+      expect(pages).toBeGreaterThan(5);
+      expect(seen).toHaveLength(600);
+      expect(new Set(seen).size).toBe(600);
+      const stale = await quarry(['search', root, 'item', '--json', '--cursor', 'q1.not-a-cursor.xx']);
+      expect(stale.code).toBe(2);
+      expect(stale.stderr).toContain('cursor_invalid');
+    });
+
     it('exits 2 with a typed error for a regex RE2 refuses, an empty pattern or a missing root', async () => {
       const root = tree();
       const lookahead = await quarry(['search', root, 'foo(?=bar)', '--regex']);
@@ -372,6 +396,22 @@ describe('the quarry CLI', () => {
         expect(bad.body).toMatchObject({ kind: 'regex_invalid', suggestion: expect.any(String) });
         const missing = await stack.request('POST', '/v1/search', { pattern: 'x' });
         expect(missing).toMatchObject({ status: 400, body: { kind: 'input_invalid' } });
+        // Within maxTokens, continued by nextCursor; a cursor of another request is a typed 400.
+        const many = makeTree(Object.fromEntries(Array.from({ length: 10 }, (_, file) => [`f${file}.c`, '// TODO x\n'.repeat(40)])));
+        const paged = await TestStack.start({ workspaceRoots: [many] }, { worker: false });
+        try {
+          const first = await paged.request('POST', '/v1/search', { root: many, pattern: 'TODO', maxResults: 400, maxTokens: 1_000 });
+          expect(first).toMatchObject({ status: 200, body: { total: 400, page: { first: 1, total: 400, maxTokens: 1_000 }, nextCursor: expect.any(String) } });
+          expect(first.body.page.tokens).toBeLessThanOrEqual(1_000);
+          const next = await paged.request('POST', '/v1/search', { root: many, pattern: 'TODO', maxResults: 400, maxTokens: 1_000, cursor: first.body.nextCursor });
+          expect(next.body.page.first).toBe(first.body.page.last + 1);
+          expect(next.body.hits[0]).toEqual(expect.objectContaining({ path: expect.any(String) }));
+          const other = await paged.request('POST', '/v1/search', { root: many, pattern: 'x', maxResults: 400, cursor: first.body.nextCursor });
+          expect(other).toMatchObject({ status: 400, body: { kind: 'cursor_invalid' } });
+          expect(await paged.request('POST', '/v1/search', { root: many, pattern: 'TODO', maxTokens: 10 })).toMatchObject({ status: 400, body: { kind: 'input_invalid' } });
+        } finally {
+          await paged.close();
+        }
       } finally {
         await stack.close();
       }
@@ -395,6 +435,106 @@ describe('the quarry CLI', () => {
       }
       expect((await quarry(['keys', 'revoke', name], env)).code).toBe(1);
     });
+  });
+
+  describe('context', () => {
+    let root: string;
+    let taskFile: string;
+    beforeAll(() => {
+      root = makeTree({
+        'shop/cart.py': 'from shop.pricing import apply_discount\n\n\nclass Cart:\n    def total(self, items):\n        return apply_discount(sum(items), items)\n',
+        'shop/pricing.py': 'def apply_discount(subtotal, items):\n    if not items:\n        raise ValueError("a discount needs at least one item")\n    return subtotal * 0.9\n',
+        'tests/test_cart.py': 'from shop.cart import Cart\n\n\ndef test_total():\n    assert Cart().total([1]) == 0.9\n',
+      });
+      taskFile = path.join(root, '..', `${path.basename(root)}-task.md`);
+      fs.writeFileSync(taskFile, 'Empty carts crash\n```\n  File "/venv/lib/site-packages/shop/pricing.py", line 3, in apply_discount\nValueError: a discount needs at least one item\n```\n');
+    });
+    afterAll(() => fs.rmSync(taskFile, { force: true }));
+
+    it('context --task-file --local --json prints ranked files and spans, the context and its tokens', async () => {
+      const run = await quarry(['context', root, '--task-file', taskFile, '--local', '--json']);
+      expect(run.code).toBe(0);
+      const result = JSON.parse(run.stdout) as { files: { path: string; score: number }[]; spans: { path: string; startLine: number; endLine: number; symbol?: string }[]; context: string; tokens: number; budget: number; commit: string };
+      expect(result.files[0].path).toBe('shop/pricing.py');
+      expect(result.spans[0]).toMatchObject({ path: 'shop/pricing.py', startLine: 1, endLine: 4, symbol: 'apply_discount' });
+      expect(result.context.startsWith('shop/pricing.py:1-4 (function apply_discount)\n')).toBe(true);
+      expect(result.tokens).toBeLessThanOrEqual(8000);
+      expect(result.budget).toBe(8000);
+      expect(result.commit).toMatch(/^[0-9a-f]{40}/);
+    });
+
+    it('context "<task>" --tokens N prints the context on stdout within the budget', async () => {
+      const run = await quarry(['context', root, 'Checkout fails with ValueError: a discount needs at least one item', '--tokens', '60', '--local']);
+      expect(run.code).toBe(0);
+      expect(run.stdout.startsWith('shop/pricing.py:1-')).toBe(true);
+      expect(run.stderr).toContain('shop/pricing.py');
+      expect(run.stderr).toMatch(/of 60 tokens/);
+    });
+
+    it.each([
+      [['context', 'ROOT', '  ', '--local'], 'task_empty'],
+      [['context', 'ROOT', 'cart', '--tokens', '0'], 'budget_invalid'],
+      [['context', 'ROOT', 'cart', '--focus', '../outside.py'], 'path_outside_root'],
+    ])('refuses bad input with a typed error and exit 2: %j', async (args, kind) => {
+      const run = await quarry(args.map((arg) => (arg === 'ROOT' ? root : arg)));
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(kind);
+    });
+  });
+
+  describe('navigation: refs, callers, callees, outline, impact', () => {
+    let root: string;
+    beforeAll(() => {
+      root = makeTree({
+        'src/server.ts': 'export class Server {\n  start(port: number) {\n    return listen(port);\n  }\n}\nexport function listen(port: number) {\n  return port;\n}\n',
+        'src/main.ts': 'import { Server as S } from "./server";\nconst server = new S();\nserver.start(80);\n',
+        'test/server.spec.ts': 'import { Server } from "../src/server";\nit("starts", () => new Server().start(1));\n',
+      });
+    });
+
+    it('refs DIR NAME --local --json prints {references: [{path, line, …}]}: paths relative to the root, lines 1-based', async () => {
+      const run = await quarry(['refs', root, 'Server.start', '--local', '--json']);
+      expect(run.code).toBe(0);
+      const result = JSON.parse(run.stdout) as { symbol: { path: string; line: number }; references: { path: string; line: number; column: number; text: string; enclosing?: { name: string } }[] };
+      expect(result.symbol).toMatchObject({ path: 'src/server.ts', line: 2 });
+      expect(result.references.map(({ path: file, line, column }) => ({ path: file, line, column }))).toEqual([
+        { path: 'src/main.ts', line: 3, column: 8 },
+        { path: 'test/server.spec.ts', line: 2, column: 33 },
+      ]);
+      expect(result.references[0].text).toBe('server.start(80);');
+    });
+
+    it('callers, callees, outline and impact answer in text and JSON; bad input is a typed error before any indexing', async () => {
+      const callers = await quarry(['callers', root, 'listen', '--depth', '2', '--local', '--json']);
+      expect(JSON.parse(callers.stdout).entries.map((entry: { name: string; distance: number }) => `${entry.name}@${entry.distance}`)).toEqual(['start@1']);
+      const callees = await quarry(['callees', root, 'Server.start', '--local']);
+      expect(callees.stdout).toContain('src/server.ts:6  function listen');
+      const outline = await quarry(['outline', root, 'src/server.ts', '--local', '--json']);
+      expect(JSON.parse(outline.stdout).definitions.map((definition: { name: string }) => definition.name)).toEqual(['Server', 'start', 'listen']);
+      const patch = path.join(root, '..', `${path.basename(root)}.patch`);
+      fs.writeFileSync(patch, '--- a/src/server.ts\n+++ b/src/server.ts\n@@ -6,3 +6,3 @@\n export function listen(port: number) {\n-  return port;\n+  return port + 1;\n }\n');
+      const impact = await quarry(['impact', root, '--diff', patch, '--local', '--json']);
+      expect(impact.code).toBe(0);
+      const result = JSON.parse(impact.stdout);
+      expect(result.changed.map((symbol: { name: string }) => symbol.name)).toEqual(['listen']);
+      expect(result.tests.map((test: { path: string }) => test.path)).toEqual(['test/server.spec.ts']);
+      const depth = await quarry(['callers', root, 'listen', '--depth', '0', '--local']);
+      expect(depth.code).toBe(2);
+      expect(depth.stderr).toContain('depth_invalid');
+      const unknown = await quarry(['refs', root, 'Sever', '--local']);
+      expect(unknown.stderr).toContain('symbol_not_found');
+      expect(unknown.stderr).toContain('Server');
+      const stale = await quarry(['impact', root, '--diff', patch.replace('.patch', '.stale.patch'), '--local']);
+      expect(stale.stderr).toContain('file_not_found');
+      fs.writeFileSync(patch, '--- a/src/server.ts\n+++ b/src/server.ts\n@@ -6,3 +6,3 @@\n export function listen(port: string) {\n-  return port;\n+  return port + 1;\n }\n');
+      const mismatch = await quarry(['impact', root, '--diff', patch, '--local']);
+      expect(mismatch.code).toBe(2);
+      expect(mismatch.stderr).toContain('diff_not_applicable');
+      expect(mismatch.stderr).toContain('@@ -6,3 +6,3 @@');
+      const outside = await quarry(['outline', root, '../etc/passwd', '--local']);
+      expect(outside.stderr).toContain('path_outside_root');
+      fs.rmSync(patch, { force: true });
+    }, 180_000);
   });
 
   describe('symbols, map and pack', () => {

@@ -9,9 +9,17 @@ import { FakeOrigin } from '../support/origin';
 import { QUARRY_BIN, assertBuilt, childEnv, repoRoot } from '../support/processes';
 import { generatedTree, makeTree } from '../support/trees';
 import {
+  DEFAULT_TOOLS,
   DEMO_REPOSITORY,
   StdioServer,
+  answerTokens,
   callEveryTool,
+  checkBudgetsAndCursors,
+  checkDefaultToolList,
+  checkWorkingTreeOverlay,
+  checkSearchIndexOverlay,
+  committedRepository,
+  linesOfPages,
   checkFileToolsByUrl,
   connectStdio,
   errorOf,
@@ -36,7 +44,7 @@ describe('quarry mcp over stdio', () => {
     assertBuilt();
     repository = makeTree(DEMO_REPOSITORY);
     origin = await FakeOrigin.start({ '/page': (_request, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('remote page text') });
-    server = await connectStdio(['--root', repository], { QUARRY_FETCH_ALLOW: '127.0.0.1/32' });
+    server = await connectStdio(['--root', repository, '--toolsets', 'all'], { QUARRY_FETCH_ALLOW: '127.0.0.1/32' });
   });
   afterAll(async () => {
     await server?.close();
@@ -80,6 +88,20 @@ describe('quarry mcp over stdio', () => {
     expect((await server.client.listTools()).tools.length).toBeGreaterThan(0);
   });
 
+  it('a scan of a checkout also builds its search index, no search needed', async () => {
+    const checkout = committedRepository();
+    const scan = (await server.client.callTool({ name: 'scan_repository', arguments: { repository: checkout.root } }, undefined, { timeout: 120_000 })) as CallToolResult;
+    expect(scan.isError ?? false).toBe(false);
+    const ready = await waitFor(async () => {
+      const read = (await server.client.callTool({ name: 'read_file', arguments: { repository: checkout.root, path: 'README.md' } })) as CallToolResult;
+      const index = (read.structuredContent as { index?: { searchIndex?: { state: string } } }).index;
+      return index?.searchIndex?.state === 'ready' ? index : undefined;
+    }, 60_000, 'the scanned checkout\'s search index');
+    expect(ready).toMatchObject({ commit: checkout.commit, searchIndex: { state: 'ready' } });
+    const search = (await server.client.callTool({ name: 'search_text', arguments: { repository: checkout.root, pattern: 'greet' } })) as CallToolResult;
+    expect(search.structuredContent).toMatchObject({ totalMatches: 3, index: { read: 'index' } });
+  }, 120_000);
+
   it('sends increasing progress notifications during a long scan', async () => {
     const { seen, onprogress } = recordProgress();
     const result = (await server.client.callTool({ name: 'scan_repository', arguments: { repository: tree.root, codeIndex: false } }, undefined, { onprogress })) as CallToolResult;
@@ -111,6 +133,143 @@ describe('quarry mcp over stdio', () => {
   }, 120_000);
 });
 
+describe('quarry mcp answers that fit an agent', () => {
+  let server: StdioServer;
+  let repository: ReturnType<typeof committedRepository>;
+
+  beforeAll(async () => {
+    assertBuilt();
+    repository = committedRepository();
+    server = await connectStdio(['--root', repository.root]);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('lists the default toolsets for at most 3,000 o200k tokens', async () => {
+    await checkDefaultToolList(server.client);
+    await listAndValidateTools(server.client, DEFAULT_TOOLS);
+  });
+
+  it('keeps read_file and search_text within their budgets and continues them with the cursor, every line once', async () => {
+    await checkBudgetsAndCursors(server.client, repository.root, repository.big, repository.commit);
+  }, 120_000);
+
+  it('sees every kind of edit in the working tree at the next call, counted in index.dirty', async () => {
+    await checkWorkingTreeOverlay(server.client, repository.root, repository.commit);
+  }, 120_000);
+
+  it('searches a checkout through its HEAD index once built, each kind of edit read beside it (counts as rg -c)', async () => {
+    await checkSearchIndexOverlay(server.client, repository.root, repository.commit);
+  }, 120_000);
+
+  it('answers @search of the checkout from the same index, with the edits', async () => {
+    const fs = await import('node:fs');
+    const added = path.join(repository.root, 'src/mentioned.js');
+    fs.writeFileSync(added, 'greet(mentionedNow);\n');
+    try {
+      const result = (await server.client.callTool({ name: 'expand_mentions', arguments: { prompt: 'see @search:"greet"' } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      const content = result.structuredContent as { mentions: Array<{ matches?: number }>; coverage: { search?: { indexed?: number } } };
+      expect(content.mentions.map((mention) => mention.matches)).toEqual([4]);
+      expect(content.coverage.search?.indexed).toBe(1);
+    } finally {
+      fs.rmSync(added, { force: true });
+    }
+  }, 120_000);
+
+  it('continues a cursor after the server restarted', async () => {
+    const args = { path: repository.big.path, startLine: 1_000, maxTokens: 2_000 };
+    const first = (await server.client.callTool({ name: 'read_file', arguments: args })) as CallToolResult;
+    const { nextCursor, page } = first.structuredContent as { nextCursor: string; page: { last: number } };
+    const restarted = await connectStdio(['--root', repository.root]);
+    try {
+      const next = (await restarted.client.callTool({ name: 'read_file', arguments: { ...args, cursor: nextCursor } })) as CallToolResult;
+      const lines = linesOfPages([next]);
+      expect([...lines.keys()][0]).toBe(page.last + 1);
+      expect(lines.get(page.last + 1)).toBe(repository.big.lines[page.last]);
+      expect(answerTokens(next)).toBeLessThanOrEqual(2_000);
+      // A cursor given with other arguments, or altered, is refused: it is not a position anywhere.
+      expect(errorOf((await restarted.client.callTool({ name: 'read_file', arguments: { ...args, startLine: 2, cursor: nextCursor } })) as CallToolResult)).toMatchObject({ kind: 'cursor_invalid' });
+      expect(errorOf((await restarted.client.callTool({ name: 'search_text', arguments: { pattern: 'x', cursor: nextCursor } })) as CallToolResult)).toMatchObject({ kind: 'cursor_invalid' });
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it('pages a job-backed answer too, and reruns the job for a cursor whose job a restart forgot', async () => {
+    const args = { name: 'greet', path: 'src/**' };
+    // find_symbol of a name with many definitions: a generated file of 400 functions.
+    const file = path.join(repository.root, 'src/many.js');
+    const { writeFileSync, unlinkSync } = await import('node:fs');
+    writeFileSync(file, Array.from({ length: 400 }, (_, n) => `function greet${n}() { return ${n}; }\nfunction greet() { return ${n}; }`).join('\n'));
+    try {
+      const first = (await server.client.callTool({ name: 'find_symbol', arguments: { ...args, maxTokens: 2_000 } })) as CallToolResult;
+      const firstPage = first.structuredContent as { definitions: { line: number }[]; nextCursor: string; page: { total: number } };
+      expect(firstPage.page.total).toBe(400);
+      const restarted = await connectStdio(['--root', repository.root]);
+      try {
+        let cursor: string | undefined = firstPage.nextCursor;
+        const lines = firstPage.definitions.map((definition) => definition.line);
+        while (cursor) {
+          const page = (await restarted.client.callTool({ name: 'find_symbol', arguments: { ...args, maxTokens: 2_000, cursor } })) as CallToolResult;
+          expect(page.isError ?? false).toBe(false);
+          expect(answerTokens(page)).toBeLessThanOrEqual(2_000);
+          const data = page.structuredContent as { definitions: { line: number }[]; nextCursor?: string };
+          lines.push(...data.definitions.map((definition) => definition.line));
+          cursor = data.nextCursor;
+        }
+        expect(lines.sort((a, b) => a - b)).toEqual(Array.from({ length: 400 }, (_, n) => 2 * n + 2));
+      } finally {
+        await restarted.close();
+      }
+    } finally {
+      unlinkSync(file);
+    }
+  }, 60_000);
+
+  it('says while the code index builds that it answers by reading the files, then that it is built', async () => {
+    const tree = generatedTree(20_000);
+    // The first symbol look-up of a tree builds its code index; a search meanwhile reads the files.
+    const building = server.client.callTool({ name: 'find_symbol', arguments: { repository: tree.root, path: 'pkg1/**', limit: 5 } }, undefined, { timeout: 120_000 });
+    const during = await waitFor(async () => {
+      const search = (await server.client.callTool({ name: 'search_text', arguments: { repository: tree.root, pattern: '^line 3 of file 17$', regex: true } })) as CallToolResult;
+      const index = (search.structuredContent as { index: { building: boolean } }).index;
+      return index.building ? search : undefined;
+    }, 60_000, 'an answer during the build');
+    expect(during.structuredContent).toMatchObject({ totalMatches: 1, index: { building: true, read: 'files', commit: expect.any(String) } });
+    expect((during.structuredContent as { index: { coverage: number } }).index.coverage).toBeLessThan(1);
+    expect(((await building) as CallToolResult).isError ?? false).toBe(false);
+    const after = (await server.client.callTool({ name: 'search_text', arguments: { repository: tree.root, pattern: '^line 3 of file 17$', regex: true } })) as CallToolResult;
+    expect(after.structuredContent).toMatchObject({ index: { building: false, coverage: 1 } });
+  }, 180_000);
+
+  it('offers the toolsets it is told, and refuses an unknown one before it starts', async () => {
+    const files = await connectStdio(['--root', repository.root, '--toolsets', 'files']);
+    try {
+      expect((await files.client.listTools()).tools.map((tool) => tool.name)).toEqual(['read_file', 'list_directory', 'find_files']);
+      expect(errorOf((await files.client.callTool({ name: 'search_text', arguments: { pattern: 'x' } })) as CallToolResult)).toMatchObject({
+        kind: 'tool_not_enabled',
+        suggestion: expect.stringContaining('--toolsets files,search'),
+      });
+    } finally {
+      await files.close();
+    }
+    const all = await connectStdio(['--root', repository.root, '--toolsets', 'all']);
+    try {
+      await listAndValidateTools(all.client);
+    } finally {
+      await all.close();
+    }
+    const child = spawn(process.execPath, [QUARRY_BIN, 'mcp', '--toolsets', 'files,serch'], { cwd: repoRoot(), env: childEnv({}), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const exit = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(exit).toBe(2);
+    expect(stderr).toContain('toolset_unknown');
+    expect(stderr).toContain('"search"');
+  });
+});
+
 describe('quarry mcp file tools on a git URL', () => {
   let server: StdioServer;
   let fixtures: FixtureRepositories;
@@ -122,7 +281,7 @@ describe('quarry mcp file tools on a git URL', () => {
     fixtures = makeFixtureRepositories({ largeBytes: 10_000 });
     git = await GitHttpServer.start(fixtures.root);
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'quarry-mcp-git-'));
-    server = await connectStdio(['--root', fixtures.checkout], { QUARRY_FETCH_ALLOW: '127.0.0.1/32', QUARRY_DATA_DIR: dataDir });
+    server = await connectStdio(['--root', fixtures.checkout, '--toolsets', 'all'], { QUARRY_FETCH_ALLOW: '127.0.0.1/32', QUARRY_DATA_DIR: dataDir });
   });
   afterAll(async () => {
     await server?.close();
@@ -140,7 +299,7 @@ describe('quarry mcp stdout', () => {
   it('carries nothing but protocol messages, with logs on stderr', async () => {
     assertBuilt();
     const repository = makeTree(DEMO_REPOSITORY);
-    const child = spawn(process.execPath, [QUARRY_BIN, 'mcp', '--root', repository], {
+    const child = spawn(process.execPath, [QUARRY_BIN, 'mcp', '--root', repository, '--toolsets', 'all'], {
       cwd: repoRoot(),
       env: childEnv({ QUARRY_LOG_LEVEL: 'trace' }),
       stdio: ['pipe', 'pipe', 'pipe'],

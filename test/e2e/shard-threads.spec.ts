@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { scanRepository } from '../../libs/workspace/src';
+import { referenceScan } from '../../libs/workspace/src/testing/reference-scan';
 import { assertBuilt, repoRoot } from '../support/processes';
 import { makeTree } from '../support/trees';
 
@@ -73,7 +73,7 @@ describe('shards on worker threads (quarry scan --local)', () => {
       ),
     );
     const answer = JSON.parse(stdout);
-    const single = await scanRepository(root);
+    const single = await referenceScan(root);
     const comparable = ({ root: _r, durationMs: _d, shards: _s, workers: _w, workerIds: _i, blobs: _b, source: _source, updatedFrom: _u, ...rest }: Record<string, unknown>) => rest;
     expect(comparable(answer.result)).toEqual(comparable(single as unknown as Record<string, unknown>));
     expect(answer.threadsStarted).toBe(3);
@@ -87,4 +87,79 @@ describe('shards on worker threads (quarry scan --local)', () => {
     expect(answer.failedWrite).toBe('disk full');
     rmSync(root, { recursive: true, force: true });
   });
+
+  it("index their shards' blobs on the threads (the main thread only stores the rows), with the totals of a scan on one thread", async () => {
+    assertBuilt();
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 120; index++) files[`src/m${index % 7}/f${index}.ts`] = `export function f${index}(x: number): number {\n  return g${index}(x) + ${index};\n}\nfunction g${index}(y: number) { return y * 2; }\n`;
+    files['README.md'] = '# threads\n';
+    const root = makeTree(files);
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['-e', INDEX_SCRIPT, path.join(repoRoot(), 'dist'), root, mkdtempSync(path.join(base, 'data-'))], { maxBuffer: 16 << 20 }, (error, out, err) =>
+        error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out),
+      ),
+    );
+    const answer = JSON.parse(stdout);
+    // Every row came over from a thread, encoded; none was indexed here.
+    expect(answer.threaded.recorded).toBe(0);
+    expect(answer.threaded.recordedEncoded).toBe(121);
+    expect(answer.threaded.shards).toBeGreaterThanOrEqual(5);
+    expect(answer.threaded.tokens).toEqual(answer.oneThread.tokens);
+    expect(answer.threaded.symbols).toEqual(answer.oneThread.symbols);
+    expect(answer.threaded.symbols.definitions).toBe(240);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('let the process exit after a one-shard scan (a warmed thread that got no shard keeps nothing alive)', async () => {
+    assertBuilt();
+    const files: Record<string, string> = {};
+    // More files than a scan reads inline, fewer than one shard holds: one shard, two threads warmed.
+    for (let index = 0; index < 300; index++) files[`f${index}.c`] = `int f${index}(void) { return ${index}; }\n`;
+    const root = makeTree(files);
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [path.join(repoRoot(), 'bin/quarry.js'), 'scan', root, '--local', '--json'], { timeout: 60_000, env: { ...process.env, QUARRY_DATA_DIR: mkdtempSync(path.join(base, 'data-')) } }, (error, out, err) =>
+        error ? reject(new Error(`${error.message}${error.killed ? ' (still running after 60 s: killed)' : ''}\n${err}`)) : resolve(out),
+      ),
+    );
+    const result = JSON.parse(stdout);
+    expect(result.files).toBe(300);
+    expect(result.symbols.definitions).toBe(300);
+    rmSync(root, { recursive: true, force: true });
+  });
 });
+
+const INDEX_SCRIPT = String.raw`
+const dist = process.argv[1];
+const { SnapshotProvider } = require(dist + '/libs/snapshot/src');
+const { shardedScan, ThreadShardExecutor, InProcessShardExecutor, MemoryBlobFacts } = require(dist + '/libs/blob-scan/src');
+const { CodeIndexScanStep, MemoryBlobIndexStore } = require(dist + '/libs/code-index/src');
+(async () => {
+  const [root, dataDir] = [process.argv[2], process.argv[3]];
+  const providerOptions = { workspaceRoots: [root], git: { dataDir } };
+  const snapshot = await new SnapshotProvider(providerOptions).openLocal(root);
+  const limits = { maxFiles: 20, maxBytes: 1 << 20 };
+
+  const rows = new MemoryBlobIndexStore();
+  let recorded = 0, recordedEncoded = 0;
+  const counting = {
+    briefs: (keys, encoding) => rows.briefs(keys, encoding),
+    load: (keys, encoding) => rows.load(keys, encoding),
+    record: (batch) => { recorded += batch.length; return rows.record(batch); },
+    recordEncoded: (batch) => { recordedEncoded += batch.length; return rows.recordEncoded(batch); },
+  };
+  const step = new CodeIndexScanStep(counting);
+  const facts = new MemoryBlobFacts();
+  const executor = new ThreadShardExecutor({ path: snapshot.root }, providerOptions, facts, 2, 'threads', undefined, step.inThreads());
+  const threaded = await shardedScan(snapshot, { store: facts, executor, derive: step, signal: new AbortController().signal, limits });
+
+  const alone = new MemoryBlobFacts();
+  const single = new CodeIndexScanStep(new MemoryBlobIndexStore());
+  const oneThread = await shardedScan(snapshot, { store: alone, executor: new InProcessShardExecutor(snapshot, alone, 1, 'here', single), derive: single, signal: new AbortController().signal, limits });
+  console.log(JSON.stringify({
+    threaded: { recorded, recordedEncoded, shards: threaded.shards, tokens: threaded.tokens, symbols: threaded.symbols },
+    oneThread: { tokens: oneThread.tokens, symbols: oneThread.symbols },
+  }));
+  process.exit(0);
+})().catch((error) => { console.error(error); process.exit(1); });
+`;
+

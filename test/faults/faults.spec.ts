@@ -340,11 +340,20 @@ describe('faults: processes, Redis and Postgres die; nothing accepted is lost or
       ['DELETE', '/v1/jobs', undefined],
       ['PUT', '/v1/jobs/batch', { jobs: [] }],
       ['GET', '/v1/nothing/here', undefined],
+      // Bodies that are not what their Content-Encoding says, cursors dated where Postgres has no dates, text jsonb refuses.
+      ['POST', '/v1/jobs', { kind: 'scan', input: { root } }, { 'content-encoding': 'gzip' }],
+      ['POST', '/v1/jobs', { kind: 'scan', input: { root } }, { 'content-encoding': 'br' }],
+      ['POST', '/v1/jobs/batch', { jobs: [] }, { 'content-encoding': 'deflate' }],
+      ['POST', '/mcp', { jsonrpc: '2.0' }, { 'content-encoding': 'gzip' }],
+      ['GET', `/v1/jobs?cursor=${Buffer.from('0000-01-01T00:00:00.000Z|00000000-0000-4000-8000-000000000000').toString('base64url')}`, undefined],
+      ['GET', `/v1/jobs?cursor=${Buffer.from('-271821-04-20T00:00:00.000Z|00000000-0000-4000-8000-000000000000').toString('base64url')}`, undefined],
+      ['POST', '/v1/jobs', { kind: 'interpret', input: { root, query: 'where is \u0000 used' } }],
+      ['POST', '/v1/jobs', `{"kind": "mentions", "input": {"root": ${JSON.stringify(root)}, "prompt": "see \\udc00"}}`],
     ];
     const watcher = io(`${url()}/events`, { transports: ['websocket'], reconnection: false });
     await waitUntil(async () => (watcher.connected ? true : undefined), 10_000, 'watcher connected');
-    for (const [method, path, body] of cases) {
-      const answer = await request(url(), method, path, body);
+    for (const [method, path, body, headers] of cases) {
+      const answer = await request(url(), method, path, body, headers);
       expect([method, path, answer.status >= 400 && answer.status < 500]).toEqual([method, path, true]);
       expect(answer.body).toMatchObject({ kind: expect.any(String), message: expect.any(String) });
     }

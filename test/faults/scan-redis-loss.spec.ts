@@ -19,7 +19,7 @@ import { PrivatePostgres, PrivateRedis } from '../support/private-services';
 
 jest.setTimeout(240_000);
 
-const FILES = 3_000;
+const FILES = 1_200;
 /** Short timings so recovery happens within the test: lock 2 s, stalled check 1 s, reconcile every 1 s (grace 2 s). */
 const RECOVERY_ENV = {
   QUARRY_JOB_LOCK_MS: '2000',
@@ -118,10 +118,10 @@ describe('faults: Redis loses its data in the middle of a sharded scan', () => {
     await pollUntil(
       async () => {
         const job = await api<JobView>('GET', `/v1/jobs/${id}`);
-        return job.progress?.stage === 'reading' && job.progress.done >= 300 ? job : undefined;
+        return job.progress?.stage === 'reading' && job.progress.done >= 200 ? job : undefined;
       },
       90_000,
-      'the scan at 300 files',
+      'the scan at 200 files',
       50,
     );
     await redis.restart();

@@ -45,6 +45,35 @@ describe('API keys', () => {
     expect(list.status).toBe(401);
   });
 
+  it('reads every malformed Authorization header as no key: a typed 401 on REST, /queues and /mcp, never a 500', async () => {
+    const headers = [
+      'Basic %%%',
+      `Basic ${Buffer.from([0xff, 0xfe, 0x3a, 0x80]).toString('base64')}`,
+      `Basic ${Buffer.from('no-colon-at-all').toString('base64')}`,
+      'Bearer',
+      'Bearer ',
+      'Token qk_whatever',
+      `Bearer ${'x'.repeat(8_000)}`,
+      `Bearer ${alice}${alice}`,
+    ];
+    for (const authorization of headers) {
+      for (const [method, path] of [
+        ['GET', '/v1/jobs'],
+        ['GET', '/queues/api/queues'],
+        ['POST', '/mcp'],
+      ]) {
+        const answer = await stack.request(method, path, method === 'POST' ? '{}' : undefined, { authorization, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) });
+        expect([authorization.slice(0, 20), path, answer.status, answer.body?.kind]).toEqual([authorization.slice(0, 20), path, 401, 'unauthorized']);
+      }
+    }
+    for (const token of [42, { nested: 'x' }, ['a'], '']) {
+      const socket = io(`${stack.url}/events`, { transports: ['websocket'], reconnection: false, auth: { token } as never });
+      const refusal = await new Promise<{ data?: { kind?: string } }>((resolve) => socket.once('connect_error', resolve));
+      socket.disconnect();
+      expect(refusal.data?.kind).toBe('unauthorized');
+    }
+  });
+
   it("serves a pack job's artifact to its own key only", async () => {
     const submitted = await stack.submit('pack', { root }, as(alice));
     expect(submitted.status).toBe(202);

@@ -1,4 +1,3 @@
-import type { IndexedCommits } from '../../libs/search-index/src';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -6,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { InProcessShardExecutor, MemoryBlobFacts, shardedScan, type BlobFactStore } from '../../libs/blob-scan/src';
 import {
-  BlobIndexer, CodeIndexScanStep, MemoryBlobIndexStore, indexBlob, indexVariant, summarizeCodeIndex, type BlobIndex, type BlobIndexStore, type StoredBlobIndex,
+  BlobIndexer, CodeIndexScanStep, MemoryBlobIndexStore, blobIndexKey, indexBlob, indexVariant, summarizeCodeIndex, type BlobIndex, type BlobIndexStore, type StoredBlobIndex,
 } from '../../libs/code-index/src';
 import type { JobInput, JobResult } from '../../libs/contracts/src';
 import { BlobCodeIndexRepository } from '../../libs/db/src/blob-code-index-repository';
@@ -15,11 +14,7 @@ import { createDatabase } from '../../libs/db/src/prisma-client';
 import { loopbackOnlyDialer } from '../../libs/fetch/src/testing/virtual-network';
 import { SnapshotProvider, type Snapshot } from '../../libs/snapshot/src';
 import { GitHttpServer } from '../../libs/snapshot/src/testing/git-http-server';
-import type { JobContext } from '../../apps/worker/src/job-handler';
-import { JobSnapshots } from '../../apps/worker/src/job-snapshots';
-import { MapProcessor, PackProcessor, SymbolsProcessor } from '../../apps/worker/src/processors/code-index.processors';
-import { MentionsProcessor } from '../../apps/worker/src/processors/mentions.processor';
-import type { ChildJobs } from '../../apps/worker/src/child-jobs';
+import { CodeIndexReader, RepositorySessions, artifactDirectory, runUseCase, type JobRun } from '../../libs/jobs/src';
 import { FileCache } from '../../libs/workspace/src';
 import { CodeIndexCache } from '../../libs/code-index/src';
 import { TEST_DATABASE_URL, testConfig } from '../support/test-env';
@@ -101,7 +96,7 @@ async function open(): Promise<Snapshot> {
 /** A store that records what was written through it. */
 function spying(store: BlobIndexStore): BlobIndexStore & { written: StoredBlobIndex[] } {
   const written: StoredBlobIndex[] = [];
-  return { written, briefs: (keys, encoding) => store.briefs(keys, encoding), load: (keys, encoding) => store.load(keys, encoding), record: (batch) => (written.push(...batch), store.record(batch)) };
+  return { written, briefs: (keys, encoding) => store.briefs(keys, encoding), load: (keys, encoding) => store.load(keys, encoding), record: (batch) => (written.push(...batch), store.record(batch)), recordEncoded: (batch) => store.recordEncoded(batch) };
 }
 
 /** Tiny shards: even this repository splits into several. */
@@ -124,7 +119,7 @@ describe('per-blob code index rows in Postgres', () => {
     const [first, second] = await Promise.all([rows.record([row]), rows.record([row])]);
     expect(first + second).toBe(1);
     expect(await rows.record([row])).toBe(0);
-    const key = `${row.blob} TypeScript`;
+    const key = blobIndexKey(row.blob, row.variant);
     expect((await rows.load([row], 'o200k_base')).get(key)).toEqual(index);
     expect((await rows.briefs([row, { blob: 'absent', variant: 'TypeScript' }], 'o200k_base')).get(key)).toEqual({
       binary: false, bytes: index.bytes, tokens: index.tokens, definitions: 1, secrets: 0, warnings: 0, symbols: 'parsed',
@@ -176,7 +171,7 @@ describe('the code index in a sharded scan', () => {
     publish();
     const store = spying(rows);
     const again = await scan(await open(), factStore, new CodeIndexScanStep(store), 2);
-    expect(store.written.map((row) => row.variant)).toEqual(['Python']);
+    expect(store.written.map((row) => row.variant)).toEqual([indexVariant('x.py')]);
     expect(again.blobs).toMatchObject({ processed: 1 });
     expect(again.tokens!.total).toBeGreaterThan(firstCommitTokens);
     expect(again.symbols!.definitions).toBe(summarizeCodeIndex([...localIndexes()].map(([file, index]) => ({ path: file, ...index }))).symbols.definitions);
@@ -202,9 +197,11 @@ describe('the code index in a sharded scan', () => {
 
 describe('the code-index kinds on a git URL', () => {
   const config = { ...testConfig(), workspaceRoots: [base] };
-  const jobSnapshots = Object.assign(Object.create(JobSnapshots.prototype) as JobSnapshots, { provider: undefined as unknown as SnapshotProvider });
-  beforeAll(() => Object.assign(jobSnapshots, { provider }));
-  const context = (): JobContext => ({ jobId: '00000000-0000-4000-8000-00000000c0de', attempt: 1, signal: new AbortController().signal, progress: () => undefined, ownerId: null, queueJob: { id: 'j', queue: 'q' } });
+  // The worker's ports of the code-index kinds: the rows in Postgres (spied on), the commits through the test's provider.
+  let repositories: RepositorySessions;
+  beforeAll(() => void (repositories = new RepositorySessions(provider)));
+  const run = (): JobRun => ({ id: '00000000-0000-4000-8000-00000000c0de', signal: new AbortController().signal, progress: () => undefined });
+  const ports = (cache: CodeIndexCache, store: BlobIndexStore) => ({ repositories, codeIndex: new CodeIndexReader(cache, store), artifacts: artifactDirectory(config.artifactDir, config.artifactTtlMs) });
   const source = () => ({ git: server.url('repo.git'), ref: 'main' });
 
   it('read the rows the scan stored (nothing indexed again), and name the commit', async () => {
@@ -213,19 +210,19 @@ describe('the code-index kinds on a git URL', () => {
     const commit = git('rev-parse', 'HEAD');
     const cache = new CodeIndexCache();
 
-    const symbols = await new SymbolsProcessor(jobSnapshots, cache, store).run({ source: source(), name: 'Server.start', limit: 10 } as JobInput<'symbols'>, context());
+    const symbols = await runUseCase('symbols', { source: source(), name: 'Server.start', limit: 10 } as JobInput<'symbols'>, ports(cache, store), run());
     expect(symbols.source).toMatchObject({ git: server.url('repo.git'), ref: 'main', commit });
     expect(symbols.definitions).toEqual([expect.objectContaining({ path: 'src/server.ts', name: 'start', kind: 'method', line: 3, container: 'Server' })]);
 
-    const all = await new SymbolsProcessor(jobSnapshots, cache, store).run({ source: source(), path: 'kernel/**', limit: 100 } as JobInput<'symbols'>, context());
+    const all = await runUseCase('symbols', { source: source(), path: 'kernel/**', limit: 100 } as JobInput<'symbols'>, ports(cache, store), run());
     expect(all.definitions.map((definition) => definition.name)).toEqual(expect.arrayContaining(['node', 'add']));
 
-    const map = await new MapProcessor(jobSnapshots, cache, store).run({ source: source(), tokens: 300, encoding: 'o200k_base' } as JobInput<'map'>, context());
+    const map = await runUseCase('map', { source: source(), tokens: 300, encoding: 'o200k_base' } as JobInput<'map'>, ports(cache, store), run());
     expect(map.source).toMatchObject({ commit });
     expect(map.tokens).toBeLessThanOrEqual(300);
     expect(map.text).toContain('src/server.ts');
 
-    const packed: JobResult<'pack'> = await new PackProcessor(config, jobSnapshots, store).run({ source: source(), style: 'xml', compress: false, encoding: 'o200k_base' } as JobInput<'pack'>, context());
+    const packed: JobResult<'pack'> = await runUseCase('pack', { source: source(), style: 'xml', compress: false, encoding: 'o200k_base' } as JobInput<'pack'>, ports(new CodeIndexCache(), store), run());
     expect(packed.source).toMatchObject({ commit });
     const document = readFileSync(path.join(config.artifactDir, packed.artifact.name), 'utf8');
     expect(document).toContain('<file path="src/server.ts"');
@@ -235,8 +232,9 @@ describe('the code-index kinds on a git URL', () => {
     rmSync(path.join(config.artifactDir, packed.artifact.name), { force: true });
 
     // @symbol: in a mentions job on the URL: the definition's code, from the same rows (no commit has a search index here).
-    const noSearchIndex = { forSnapshot: async () => undefined } as unknown as IndexedCommits;
-    const mentions = await new MentionsProcessor(config, new FileCache(), {} as ChildJobs, cache, jobSnapshots, store, noSearchIndex).run({ prompt: 'Why does @symbol:Server.start block?', source: source() } as JobInput<'mentions'>, context());
+    const files = { ...config.files, fileCache: new FileCache() };
+    const fetchUrl = () => Promise.reject(new Error('no URL in this prompt'));
+    const mentions = await runUseCase('mentions', { prompt: 'Why does @symbol:Server.start block?', source: source() } as JobInput<'mentions'>, { ...ports(cache, store), files, fetchUrl }, run());
     expect(mentions.mentions).toEqual([expect.objectContaining({ kind: 'symbol', status: 'loaded', definitions: 1 })]);
     expect(mentions.augmentedPrompt).toContain('listen(port);');
 
@@ -247,10 +245,10 @@ describe('the code-index kinds on a git URL', () => {
     write('src/fresh.ts', `// ${salt} fresh\nexport function freshlyAdded() {\n  return 1;\n}\n`);
     publish();
     const store = spying(rows);
-    const run = () => new SymbolsProcessor(jobSnapshots, new CodeIndexCache(), store).run({ source: source(), name: 'freshlyAdded', limit: 10 } as JobInput<'symbols'>, context());
-    expect((await run()).definitions).toEqual([expect.objectContaining({ path: 'src/fresh.ts', line: 2 })]);
-    expect(store.written.map((row) => row.variant)).toEqual(['TypeScript']);
-    await run();
+    const lookUp = () => runUseCase('symbols', { source: source(), name: 'freshlyAdded', limit: 10 } as JobInput<'symbols'>, ports(new CodeIndexCache(), store), run());
+    expect((await lookUp()).definitions).toEqual([expect.objectContaining({ path: 'src/fresh.ts', line: 2 })]);
+    expect(store.written.map((row) => row.variant)).toEqual([indexVariant('x.ts')]);
+    await lookUp();
     expect(store.written).toHaveLength(1);
   });
 
@@ -260,7 +258,7 @@ describe('the code-index kinds on a git URL', () => {
     write('src/cold.ts', text);
     publish();
     const store = spying(rows);
-    const packed = await new PackProcessor(config, jobSnapshots, store).run({ source: source(), style: 'xml', include: ['src/**'], compress: false, encoding: 'o200k_base' } as JobInput<'pack'>, context());
+    const packed = await runUseCase('pack', { source: source(), style: 'xml', include: ['src/**'], compress: false, encoding: 'o200k_base' } as JobInput<'pack'>, ports(new CodeIndexCache(), store), run());
     const file = path.join(config.artifactDir, packed.artifact.name);
     const document = readFileSync(file, 'utf8');
     rmSync(file, { force: true });

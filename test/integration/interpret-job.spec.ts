@@ -10,7 +10,7 @@ import { makeTree } from '../support/trees';
  * fallback, and the tools run on a real workspace — fetch_url as a child fetch job.
  */
 
-const SLOTS = ['directory', 'recursive', 'pattern', 'hidden', 'max_results', 'path', 'start_line', 'end_line', 'query', 'glob', 'url'];
+const SLOTS = ['directory', 'recursive', 'pattern', 'hidden', 'max_results', 'path', 'start_line', 'end_line', 'query', 'glob', 'task', 'url'];
 const step = (name: string, args: Record<string, unknown>, confidence = 0.9) => ({ name, args: { ...Object.fromEntries(SLOTS.map((slot) => [slot, null])), ...args }, confidence });
 const plan = (...tools: ReturnType<typeof step>[]) => ({ needs_tools: tools.length > 0, rationale: 'scripted', tools });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,9 +11,17 @@ import { TestStack, waitFor } from '../support/stack';
 import { EndlessScanProcessor } from '../support/test-processors';
 import { generatedTree, makeTree } from '../support/trees';
 import {
+  DEFAULT_TOOLS,
   DEMO_REPOSITORY,
   StdioServer,
+  answerTokens,
   callEveryTool,
+  checkBudgetsAndCursors,
+  checkDefaultToolList,
+  checkWorkingTreeOverlay,
+  checkSearchIndexOverlay,
+  committedRepository,
+  linesOfPages,
   checkFileToolsByUrl,
   connectHttp,
   connectStdio,
@@ -37,20 +45,22 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   let fixtures: FixtureRepositories;
   let git: GitHttpServer;
   let dataDir: string;
+  let committed: { root: string; commit: string; big: { path: string; lines: string[] } };
   const tree = generatedTree(20_000);
 
   beforeAll(async () => {
     repository = makeTree(DEMO_REPOSITORY);
+    committed = committedRepository();
     origin = await FakeOrigin.start({ '/page': (_request, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('remote page text') });
     fixtures = makeFixtureRepositories({ largeBytes: 10_000 });
     git = await GitHttpServer.start(fixtures.root);
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'quarry-mcp-gateway-'));
     stack = await TestStack.start({
-      workspaceRoots: [repository, tree.root, fixtures.checkout],
+      workspaceRoots: [repository, tree.root, fixtures.checkout, committed.root],
       dataDir,
       fetch: { ...TestStack.defaults().fetch, allow: ['127.0.0.1/32'] },
     });
-    client = await connectHttp(stack.url);
+    client = await connectHttp(stack.url, undefined, 'all');
   });
   afterAll(async () => {
     await client?.close();
@@ -64,6 +74,98 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   it('lists its tools with schemas a client can validate against', async () => {
     await listAndValidateTools(client);
   });
+
+  it('lists the default toolsets for at most 3,000 o200k tokens, and the sets /mcp?toolsets= names', async () => {
+    const plain = await connectHttp(stack.url);
+    const files = await connectHttp(stack.url, undefined, 'files');
+    try {
+      await checkDefaultToolList(plain);
+      await listAndValidateTools(plain, DEFAULT_TOOLS);
+      expect((await files.listTools()).tools.map((tool) => tool.name)).toEqual(['read_file', 'list_directory', 'find_files']);
+      expect(errorOf((await files.callTool({ name: 'scan_repository', arguments: { repository } })) as CallToolResult)).toMatchObject({
+        kind: 'tool_not_enabled',
+        suggestion: expect.stringContaining('/mcp?toolsets=files,jobs'),
+      });
+    } finally {
+      await plain.close();
+      await files.close();
+    }
+    await expect(connectHttp(stack.url, undefined, 'files,serch')).rejects.toThrow(/toolset_unknown/);
+  });
+
+  it('keeps read_file and search_text within their budgets and continues them with the cursor, every line once', async () => {
+    await checkBudgetsAndCursors(client, committed.root, committed.big, committed.commit);
+  }, 120_000);
+
+  it('sees every kind of edit in the working tree at the next call (the symbol look-ups on a worker), counted in index.dirty', async () => {
+    await checkWorkingTreeOverlay(client, committed.root, committed.commit);
+  }, 120_000);
+
+  it('searches a checkout through its HEAD index once built (in Postgres), each kind of edit read beside it', async () => {
+    await checkSearchIndexOverlay(client, committed.root, committed.commit);
+  }, 120_000);
+
+  it('answers POST /v1/search of that checkout from the same index, an edit in the next answer', async () => {
+    const post = async (pattern: string) => {
+      const response = await fetch(new URL('/v1/search', stack.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ root: committed.root, pattern }) });
+      expect(response.status).toBe(200);
+      return (await response.json()) as { total: number; indexed: boolean; hits: Array<{ path: string }> };
+    };
+    const greet = await waitFor(async () => {
+      const answer = await post('greet');
+      return answer.indexed ? answer : undefined;
+    }, 60_000, 'an indexed answer');
+    expect(greet.total).toBe(3);
+    const file = path.join(committed.root, 'src/rest-added.js');
+    writeFileSync(file, 'greet(restAddedNow);\n');
+    try {
+      expect(await post('restAddedNow')).toMatchObject({ indexed: true, total: 1, hits: [{ path: 'src/rest-added.js' }] });
+      expect(await post('greet')).toMatchObject({ indexed: true, total: 4 });
+    } finally {
+      rmSync(file, { force: true });
+    }
+    expect(await post('restAddedNow')).toMatchObject({ indexed: true, total: 0 });
+  }, 120_000);
+
+  it('continues cursors after the gateway restarted: a file read again, a job\'s result read back from Postgres', async () => {
+    const readArgs = { repository: committed.root, path: committed.big.path, startLine: 500, maxTokens: 2_000 };
+    const read = (await client.callTool({ name: 'read_file', arguments: readArgs })) as CallToolResult;
+    const symbolArgs = { repository: committed.root, path: '**/*.js', maxTokens: 1_000 };
+    const many = path.join(committed.root, 'src/many.js');
+    const { writeFileSync, unlinkSync } = await import('node:fs');
+    writeFileSync(many, Array.from({ length: 150 }, (_, n) => `function helper${n}() { return ${n}; }`).join('\n'));
+    try {
+      const symbols = (await client.callTool({ name: 'find_symbol', arguments: symbolArgs })) as CallToolResult;
+      const jobs = (await stack.jobs.list({ kind: 'symbols', limit: 5 })).items.length;
+      // A client's open event stream would hold the old gateway's HTTP server open.
+      await client.close();
+      await stack.restartGateway();
+      const again = await connectHttp(stack.url, undefined, 'all');
+      try {
+        const readCursor = (read.structuredContent as { nextCursor: string; page: { last: number } });
+        const next = (await again.callTool({ name: 'read_file', arguments: { ...readArgs, cursor: readCursor.nextCursor } })) as CallToolResult;
+        expect([...linesOfPages([next]).keys()][0]).toBe(readCursor.page.last + 1);
+        const shown = (symbols.structuredContent as { definitions: { name: string }[]; nextCursor: string; page: { total: number } });
+        const names = shown.definitions.map((definition) => definition.name);
+        for (let cursor: string | undefined = shown.nextCursor; cursor; ) {
+          const page = (await again.callTool({ name: 'find_symbol', arguments: { ...symbolArgs, cursor } })) as CallToolResult;
+          expect(answerTokens(page)).toBeLessThanOrEqual(1_000);
+          const data = page.structuredContent as { definitions: { name: string }[]; nextCursor?: string };
+          names.push(...data.definitions.map((definition) => definition.name));
+          cursor = data.nextCursor;
+        }
+        expect(names.filter((name) => name.startsWith('helper')).sort()).toEqual(Array.from({ length: 150 }, (_, n) => `helper${n}`).sort());
+        expect(names).toHaveLength(shown.page.total);
+        // The pages came from the stored result: no job ran again.
+        expect((await stack.jobs.list({ kind: 'symbols', limit: 5 })).items.length).toBe(jobs);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      unlinkSync(many);
+      client = await connectHttp(stack.url, undefined, 'all');
+    }
+  }, 120_000);
 
   it('answers every tool, each job-backed one as a stored job', async () => {
     await callEveryTool(client, repository, origin.url('/page'));
@@ -142,7 +244,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     let forwarded: StdioServer;
     beforeAll(async () => {
       assertBuilt();
-      forwarded = await connectStdio(['--server', stack.url, '--root', repository]);
+      forwarded = await connectStdio(['--server', stack.url, '--root', repository, '--toolsets', 'all']);
     });
     afterAll(() => forwarded?.close());
 
@@ -183,7 +285,7 @@ describe('MCP cancellation over HTTP', () => {
   beforeAll(async () => {
     repository = makeTree({ 'a.ts': '1\n' });
     stack = await TestStack.start({ workspaceRoots: [repository] }, { processors: [EndlessScanProcessor] });
-    client = await connectHttp(stack.url);
+    client = await connectHttp(stack.url, undefined, 'all');
   });
   afterAll(async () => {
     await client?.close();
@@ -205,6 +307,26 @@ describe('MCP cancellation over HTTP', () => {
     await stack.waitForStatus(jobId, ['cancelled']);
     // The worker saw the abort: the endless scan stopped.
     await waitFor(() => EndlessScanProcessor.abortedAt.has(jobId), 10_000, 'the worker to abort the scan');
+  });
+
+  it('says while a scan of the repository runs that it builds, and answers by reading the files', async () => {
+    const controller = new AbortController();
+    const { seen, onprogress } = recordProgress();
+    const scan = client.callTool({ name: 'scan_repository', arguments: {} }, undefined, { signal: controller.signal, onprogress }).catch(() => undefined);
+    const jobId = await waitFor(() => /queued as job (\S+)/.exec(seen[0]?.message ?? '')?.[1], 10_000, 'the scan to start');
+    await stack.waitForStatus(jobId, ['running']);
+    const search = await waitFor(async () => {
+      const answer = (await client.callTool({ name: 'search_text', arguments: { pattern: '1' } })) as CallToolResult;
+      return (answer.structuredContent as { index: { building: boolean } }).index.building ? answer : undefined;
+    }, 10_000, 'an answer during the scan');
+    expect(search.structuredContent).toMatchObject({ totalMatches: 1, index: { building: true, read: 'files', commit: expect.any(String), dirty: 0 } });
+    controller.abort('enough');
+    await scan;
+    await stack.waitForStatus(jobId, ['cancelled']);
+    await waitFor(async () => {
+      const answer = (await client.callTool({ name: 'search_text', arguments: { pattern: '1' } })) as CallToolResult;
+      return (answer.structuredContent as { index: { building: boolean } }).index.building ? undefined : answer;
+    }, 10_000, 'the build to be over');
   });
 });
 
@@ -240,8 +362,8 @@ describe('MCP with API keys', () => {
   });
 
   it("lets a key read its own job resource but not another key's", async () => {
-    const alice = await connectHttp(stack.url, keys.alice);
-    const bob = await connectHttp(stack.url, keys.bob);
+    const alice = await connectHttp(stack.url, keys.alice, 'all');
+    const bob = await connectHttp(stack.url, keys.bob, 'all');
     try {
       // The only workspace root is the default repository.
       const detected = (await alice.callTool({ name: 'detect_stack', arguments: { mode: 'static' } })) as CallToolResult;

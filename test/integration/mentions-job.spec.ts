@@ -28,6 +28,7 @@ describe('the mentions job', () => {
     root = makeTree({
       'src/app.ts': Array.from({ length: 50 }, (_, index) => `export const v${index + 1} = ${index + 1}; // TODO(jo)`).join('\n') + '\n',
       'src/utils.ts': 'export const id = <T>(x: T) => x;\n',
+      'src/use.ts': "import { id } from './utils';\nexport function one() {\n  return id(1);\n}\n",
       'docs/api.md': '# API\nGET /v1/jobs\n',
     });
     stack = await TestStack.start({ workspaceRoots: [root], fetch: { ...TestStack.defaults().fetch, allow: ['127.0.0.1/32'] } });
@@ -84,6 +85,21 @@ describe('the mentions job', () => {
     expect(result.mentions[2]).toMatchObject({ status: 'loaded' });
     // Refused before any child job was made of it.
     expect(await stack.prisma.job.count({ where: { parentId: body.id } })).toBe(0);
+  });
+
+  it('expands @refs: into the uses of a definition, grouped by file; an unknown name fails with the closest', async () => {
+    const { body } = await stack.submit('mentions', { root, prompt: 'Who uses @refs:id? Not @refs:idd.' });
+    const job = await stack.waitForStatus(body.id, ['succeeded', 'failed']);
+    expect(job.status).toBe('succeeded');
+    const result = mentionsResultSchema.parse(job.result);
+    expect(result.mentions.map((mention) => [mention.kind, mention.status, mention.references])).toEqual([
+      ['refs', 'loaded', 2],
+      ['refs', 'failed', undefined],
+    ]);
+    expect(result.augmentedPrompt).toContain('References: id (function) at src/utils.ts:1 (2 uses in 1 file)');
+    expect(result.augmentedPrompt).toContain('src/use.ts\n  1:10  import { id } from \'./utils\';\n  3:10  return id(1);  [in one]');
+    expect(result.errors).toEqual([expect.objectContaining({ source: '@refs:idd', kind: 'symbol_not_found', suggestion: expect.stringContaining('@refs:id') })]);
+    expect(result.coverage.references).toBe(1);
   });
 
   it('POST /v1/mentions/parse answers the typed parse synchronously', async () => {

@@ -37,7 +37,7 @@ describe('the migrator', () => {
       expect(rows.rows.map((row) => row.migration_name)).toEqual(migrations.map((migration) => migration.name));
       expect(rows.rows.every((row) => row.finished_at !== null)).toBe(true);
       const tables = await client.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
-      expect(tables.rows.map((row) => row.table_name)).toEqual(['_prisma_migrations', 'api_keys', 'blob_code_index', 'blob_facts', 'fetched_documents', 'job_events', 'jobs', 'llm_answers', 'scan_states', 'search_index_blobs', 'search_index_commits', 'search_index_segments', 'workspaces']);
+      expect(tables.rows.map((row) => row.table_name)).toEqual(['_prisma_migrations', 'api_keys', 'blob_code_index', 'blob_facts', 'chunk_embeddings', 'fetched_documents', 'job_events', 'jobs', 'llm_answers', 'scan_states', 'search_index_blobs', 'search_index_commits', 'search_index_segments', 'workspaces']);
     } finally {
       await client.end();
     }

@@ -3,13 +3,13 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { InProcessShardExecutor, ScanMemory, shardedScan, type ScanChanges } from '../../libs/blob-scan/src';
+import { InProcessShardExecutor, ScanMemory, StateMemory, shardedScan, type ScanChanges } from '../../libs/blob-scan/src';
 import { BlobFactRepository } from '../../libs/db/src/blob-fact-repository';
 import { createDatabase } from '../../libs/db/src/prisma-client';
 import { SearchIndexRepository } from '../../libs/db/src/search-index-repository';
 import { ScanStateRepository } from '../../libs/db/src/scan-state-repository';
 import { closeSharedSearchPool, searchWorkspace, type SearchRequest } from '../../libs/search/src';
-import { IndexedCommits, ScanIndexing, SegmentCache, indexCommit, searchIndexed, shardIndexer, type BuiltSegment, type ScannedCommit, type SearchIndexStore } from '../../libs/search-index/src';
+import { IndexedCommits, ScanIndexing, SegmentCache, indexCommit, searchIndexed, shardIndexer, type BuiltSegment, type SearchIndexStore } from '../../libs/search-index/src';
 import type { CommitManifest } from '../../libs/search-index/src/store';
 import { generatedQueries, writeSearchFixture } from '../../libs/search-index/src/testing/search-fixture';
 import { SnapshotProvider, type Snapshot } from '../../libs/snapshot/src';
@@ -90,8 +90,13 @@ async function scanAndIndex(snapshot: Snapshot, store: SearchIndexStore, beforeM
     signal: new AbortController().signal,
     limits: TINY,
     inlineBelowFiles: 0,
-    onAssembled: (files, known) => (assembled = { files, facts: known }),
-    onListed: (blobs) => (segmentsBefore = store.segmentsOf([...blobs])),
+    indexes: [
+      {
+        listed: (blobs) => void (segmentsBefore = store.segmentsOf([...blobs])),
+        assembled: async (_snapshot, commit) => void (assembled = commit),
+        changed: async () => undefined,
+      },
+    ],
   });
   const known = assembled!;
   let textBytes = 0;
@@ -210,13 +215,13 @@ describe('the search index built by the scan', () => {
     // The store the scans index through: its look-ups are counted.
     const store = Object.assign(Object.create(index) as SearchIndexStore, { segmentsOf: jest.fn((blobs: readonly string[]) => index.segmentsOf(blobs)) });
     // What a worker remembers; the second scan's worker remembers nothing and finds the first's in Postgres.
-    const rememberingWorker = () => ({ memory: new ScanMemory(states), indexing: new ScanIndexing(store, states) });
+    const rememberingWorker = () => ({ memory: new ScanMemory(states), indexing: new ScanIndexing(store, new StateMemory(states)) });
     let worker = rememberingWorker();
     const scanAndIndexRemembering = async () => {
       const { memory, indexing } = worker;
       const snapshot = await remembering.open(await remembering.resolve({ git: url, ref: 'main' }));
-      let assembled: ScannedCommit['assembled'];
       let changed: ScanChanges | undefined;
+      const step = indexing.forCommit(url);
       await shardedScan(snapshot, {
         store: facts,
         executor: new InProcessShardExecutor(snapshot, facts, 2, 'w1', undefined, shardIndexer(store)),
@@ -224,10 +229,8 @@ describe('the search index built by the scan', () => {
         limits: TINY,
         inlineBelowFiles: 0,
         memory,
-        onAssembled: (files, known) => (assembled = { files, facts: known }),
-        onChanged: (changes) => (changed = changes),
+        indexes: [{ ...step, changed: (at, changes, signal) => step.changed(at, (changed = changes), signal) }],
       });
-      await indexing.afterScan(snapshot, url, { assembled, changed });
       return { snapshot, changed };
     };
     try {

@@ -5,7 +5,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { CallToolResult, Progress, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { countTokens } from '../../libs/code-index/src/tokens/token-counter';
+import { execFileSync } from 'node:child_process';
 import { QUARRY_BIN, childEnv, repoRoot } from './processes';
+import { makeTree } from './trees';
 
 /*
  * Driving Quarry's MCP server with the SDK's own Client, over stdio (a spawned `quarry mcp`) or
@@ -43,10 +46,12 @@ export async function connectStdio(args: string[], env: Record<string, string> =
   return { client, transport, stderr, close: () => client.close() };
 }
 
-/** A client on a gateway's /mcp, with an API key when given. */
-export async function connectHttp(baseUrl: string, key?: string): Promise<Client> {
+/** A client on a gateway's /mcp, with an API key when given, offering `toolsets` (?toolsets=) when given. */
+export async function connectHttp(baseUrl: string, key?: string, toolsets?: string): Promise<Client> {
   const client = new Client({ name: 'quarry-test', version: '1' });
-  const transport = new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), {
+  const url = new URL('/mcp', baseUrl);
+  if (toolsets !== undefined) url.searchParams.set('toolsets', toolsets);
+  const transport = new StreamableHTTPClientTransport(url, {
     requestInit: { headers: key ? { authorization: `Bearer ${key}` } : {} },
   });
   await client.connect(transport);
@@ -58,6 +63,12 @@ export const EXPECTED_TOOLS = [
   'list_directory',
   'find_files',
   'search_text',
+  'find_references',
+  'go_to_definition',
+  'call_graph',
+  'file_outline',
+  'file_imports',
+  'change_impact',
   'expand_mentions',
   'detect_stack',
   'scan_repository',
@@ -66,12 +77,16 @@ export const EXPECTED_TOOLS = [
   'find_symbol',
   'repo_map',
   'pack_repository',
+  'find_relevant_code',
 ];
 
+/** What a server lists when not told which toolsets: files, search, context. */
+export const DEFAULT_TOOLS = ['read_file', 'list_directory', 'find_files', 'search_text', 'find_relevant_code', 'expand_mentions', 'find_symbol', 'repo_map'];
+
 /** Lists the tools and checks each schema compiles, describes every argument, and accepts a sample call. */
-export async function listAndValidateTools(client: Client): Promise<Tool[]> {
+export async function listAndValidateTools(client: Client, expected: readonly string[] = EXPECTED_TOOLS): Promise<Tool[]> {
   const { tools } = await client.listTools();
-  expect(tools.map((tool) => tool.name).sort()).toEqual([...EXPECTED_TOOLS].sort());
+  expect(tools.map((tool) => tool.name).sort()).toEqual([...expected].sort());
   const ajv = new AjvJsonSchemaValidator();
   for (const tool of tools) {
     expect(tool.description?.length).toBeGreaterThan(40);
@@ -87,7 +102,7 @@ export async function listAndValidateTools(client: Client): Promise<Tool[]> {
     expect(validateInput({ ...SAMPLE_ARGUMENTS[tool.name], notAnArgument: 1 }).valid).toBe(false);
   }
   const read = tools.find((tool) => tool.name === 'read_file');
-  expect(Object.keys(read?.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['path', 'startLine', 'endLine', 'repository']));
+  expect(Object.keys(read?.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['path', 'startLine', 'endLine', 'repository', 'maxTokens', 'cursor']));
   expect(read?.inputSchema.required).toEqual(['path']);
   return tools;
 }
@@ -97,12 +112,19 @@ const SAMPLE_ARGUMENTS: Record<string, Record<string, unknown>> = {
   list_directory: { path: 'src', recursive: true },
   find_files: { pattern: '*.js' },
   search_text: { pattern: 'greet', regex: false },
+  find_references: { symbol: 'Server.start', limit: 50 },
+  go_to_definition: { symbol: 'src/app.ts:2:13' },
+  call_graph: { symbol: 'parseConfig', direction: 'callers', depth: 2 },
+  file_outline: { path: 'src/app.js' },
+  file_imports: { path: 'src/app.js', direction: 'importedBy' },
+  change_impact: { workingTree: true, depth: 2 },
   expand_mentions: { prompt: 'see @src/app.js' },
   detect_stack: { mode: 'static' },
   scan_repository: {},
   fetch_url: { url: 'https://example.org/' },
   ask: { query: 'list src', ai: 'off' },
   find_symbol: { name: 'Server.start', path: 'src/**' },
+  find_relevant_code: { task: 'greet prints the wrong name', tokens: 2000 },
   repo_map: { tokens: 1024, focus: ['src/app.js'] },
   pack_repository: { style: 'markdown', include: ['src/**'], compress: true, maxTokens: 1000 },
 };
@@ -180,7 +202,7 @@ export async function callEveryTool(client: Client, repository: string, pageUrl:
 
   const symbols = await call('find_symbol', { path: 'src/**' });
   // A server's job names the commit it read (`source`); the in-process backend reads the directory as it is.
-  const { source: _source, ...definitionsFound } = symbols.data as Record<string, unknown>;
+  const { source: _source, index: _index, page: _page, ...definitionsFound } = symbols.data as Record<string, unknown>;
   expect(definitionsFound).toEqual({ definitions: [], total: 0, truncated: false, files: 0 });
   expect(symbols.text.trim()).toBe('no definitions');
   const missing = (await client.callTool({ name: 'find_symbol', arguments: { repository, name: 'greet' } })) as CallToolResult;
@@ -224,8 +246,9 @@ export async function checkFileToolsByUrl(
   fixtures: { checkout: string; commits: { first: string; main: string } },
 ): Promise<void> {
   const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+  // What names the read (the commit, the index state, the page's size, the content version) aside, a URL answers as its checkout.
   const withoutCommit = (result: CallToolResult) => {
-    const { commit: _commit, ...rest } = result.structuredContent as Record<string, unknown>;
+    const { commit: _commit, index: _index, page: _page, version: _version, ...rest } = result.structuredContent as Record<string, unknown>;
     return rest;
   };
   for (const [name, args] of [
@@ -267,4 +290,222 @@ export async function checkFileToolsByUrl(
   expect(errorOf(await call('search_text', { repository: gitUrl, ref: 'master', pattern: 'x' }))).toMatchObject({ kind: 'ref_not_found', suggestion: expect.stringContaining('main') });
   expect(errorOf(await call('read_file', { repository: 'file:///etc', path: 'passwd' }))).toMatchObject({ kind: expect.stringMatching(/^url_(invalid|blocked)$/) });
   expect(errorOf(await call('read_file', { repository: fixtures.checkout, ref: 'main', path: 'README.md' }))).toMatchObject({ kind: 'input_invalid' });
+}
+
+/** The answer as a client receives it, in o200k tokens (what the budgets bound). */
+export function answerTokens(result: CallToolResult): number {
+  const { content, structuredContent, isError, _meta } = result;
+  return countTokens(JSON.stringify({ content, structuredContent, isError, _meta }));
+}
+
+/** The default tool list: the default toolsets' tools, for at most 3,000 o200k tokens. */
+export async function checkDefaultToolList(client: Client): Promise<number> {
+  const listed = await client.listTools();
+  expect(listed.tools.map((tool) => tool.name)).toEqual(DEFAULT_TOOLS);
+  const tokens = countTokens(JSON.stringify(listed));
+  expect(tokens).toBeLessThanOrEqual(3_000);
+  return tokens;
+}
+
+/** A file of `lines` numbered lines of varied length (one very long), about 3 MB at 40,000 lines. */
+export function numberedLines(lines: number): string[] {
+  return Array.from({ length: lines }, (_, index) =>
+    index === 77 ? `line 78 ${'long '.repeat(4_000)}` : `line ${index + 1}: ${'the quick brown fox '.repeat(1 + (index % 6))}${index % 100 === 0 ? 'needle' : ''}`,
+  );
+}
+
+/** Every page of a call, following structuredContent.nextCursor with the same arguments. */
+export async function followPages(client: Client, name: string, args: Record<string, unknown>, maxPages = 200): Promise<CallToolResult[]> {
+  const pages: CallToolResult[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = (await client.callTool({ name, arguments: cursor ? { ...args, cursor } : args })) as CallToolResult;
+    expect({ name, isError: page.isError ?? false, text: page.isError ? textOf(page) : '' }).toEqual({ name, isError: false, text: '' });
+    pages.push(page);
+    cursor = (page.structuredContent as { nextCursor?: string }).nextCursor;
+  } while (cursor && pages.length < maxPages);
+  expect(cursor).toBeUndefined();
+  return pages;
+}
+
+/** The file's lines as the pages of read_file gave them (a line split into parts joined again). */
+export function linesOfPages(pages: CallToolResult[]): Map<number, string> {
+  const lines = new Map<number, string>();
+  for (const page of pages) {
+    for (const line of (page.structuredContent as { lines: { number: number; text: string; column?: number }[] }).lines) {
+      if (line.column) {
+        expect(lines.get(line.number)?.length).toBe(line.column - 1); // the part continues exactly where the last ended
+        lines.set(line.number, lines.get(line.number) + line.text);
+      } else {
+        expect(lines.has(line.number)).toBe(false); // no line twice
+        lines.set(line.number, line.text);
+      }
+    }
+  }
+  return lines;
+}
+
+/**
+ * Budgets and cursors as the acceptance check uses them: read_file and search_text answers within
+ * 8,000 tokens by default and 24,000 however much is asked for; nextCursor passed back as `cursor`
+ * continues exactly (every line once); index.commit on every answer.
+ */
+export async function checkBudgetsAndCursors(client: Client, repository: string, big: { path: string; lines: string[] }, commit: string): Promise<void> {
+  const first = (await client.callTool({ name: 'read_file', arguments: { repository, path: big.path } })) as CallToolResult;
+  expect(answerTokens(first)).toBeLessThanOrEqual(8_000);
+  expect(answerTokens(first)).toBeGreaterThan(6_000);
+  expect(first.structuredContent).toMatchObject({ index: { commit }, page: { unit: 'line', first: 1 }, nextCursor: expect.any(String) });
+  expect(textOf(first)).toContain('"cursor": "q1.');
+  // The cursor alone continues too (a call's short arguments travel in it).
+  const { nextCursor, page } = first.structuredContent as { nextCursor: string; page: { last: number } };
+  const alone = (await client.callTool({ name: 'read_file', arguments: { cursor: nextCursor } })) as CallToolResult;
+  // It starts where the first page stopped: the next line, or the rest of a long line cut there.
+  const resumed = (alone.structuredContent as { lines: { number: number; column?: number }[] }).lines[0];
+  expect(resumed.column ? resumed.number : resumed.number - 1).toBe(page.last);
+  const asked = (await client.callTool({ name: 'read_file', arguments: { repository, path: big.path, maxTokens: 1_000_000 } })) as CallToolResult;
+  expect(answerTokens(asked)).toBeLessThanOrEqual(24_000);
+  expect(answerTokens(asked)).toBeGreaterThan(20_000);
+
+  // A range across the long line, page by page: every line once, in order.
+  const pages = await followPages(client, 'read_file', { repository, path: big.path, startLine: 50, endLine: 1_250, maxTokens: 6_000 });
+  expect(pages.length).toBeGreaterThan(3);
+  for (const page of pages) expect(answerTokens(page)).toBeLessThanOrEqual(6_000);
+  const lines = linesOfPages(pages);
+  expect([...lines.keys()]).toEqual(Array.from({ length: 1_201 }, (_, n) => 50 + n));
+  for (const [number, text] of lines) expect(text).toBe(big.lines[number - 1]);
+
+  // search_text: every match once across pages.
+  const search = await followPages(client, 'search_text', { repository, pattern: 'needle', glob: big.path, maxResults: 500 });
+  expect(search.length).toBeGreaterThan(1);
+  const matches = search.flatMap((page) => (page.structuredContent as { matches: { line: number }[] }).matches.map((match) => match.line));
+  expect(matches).toEqual(big.lines.flatMap((line, index) => (line.includes('needle') ? [index + 1] : [])));
+  for (const page of search) {
+    expect(answerTokens(page)).toBeLessThanOrEqual(8_000);
+    // The checkout's search index builds from the first search on: a page may come from either.
+    expect(page.structuredContent).toMatchObject({ index: { commit, read: expect.stringMatching(/^(files|index)$/) } });
+  }
+}
+
+/**
+ * The working tree at once: each kind of edit (changed, added, deleted, renamed, uncommitted) is
+ * seen by the next read, search and symbol look-up, and counted in index.dirty against the commit.
+ * Leaves the repository as it found it.
+ */
+export async function checkWorkingTreeOverlay(client: Client, repository: string, commit: string): Promise<void> {
+  const fs = await import('node:fs');
+  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: { repository, ...args } })) as CallToolResult;
+  const data = (result: CallToolResult) => result.structuredContent as any;
+  const file = (relative: string) => path.join(repository, relative);
+  const original = fs.readFileSync(file('src/util.js'), 'utf8');
+  try {
+    const clean = data(await call('search_text', { pattern: 'greet' }));
+    expect(clean.index).toMatchObject({ commit, dirty: 0 });
+
+    // Changed: the new text is read, searched, and its definitions found.
+    fs.writeFileSync(file('src/util.js'), 'exports.salute = (name) => `hi ${name}`;\nfunction freshlyDefined() { return 1; }\n');
+    const changed = data(await call('search_text', { pattern: 'freshlyDefined' }));
+    expect(changed.matches).toEqual([expect.objectContaining({ path: 'src/util.js', line: 2 })]);
+    expect(changed.index).toMatchObject({ commit, dirty: 1 });
+    expect(data(await call('read_file', { path: 'src/util.js', startLine: 2, endLine: 2 })).lines).toEqual([{ number: 2, text: 'function freshlyDefined() { return 1; }' }]);
+    expect(data(await call('find_symbol', { name: 'freshlyDefined' })).definitions).toEqual([expect.objectContaining({ path: 'src/util.js', line: 2 })]);
+
+    // Added, in a new directory.
+    fs.mkdirSync(file('lib/added'), { recursive: true });
+    fs.writeFileSync(file('lib/added/extra.js'), 'function addedLater() {}\n');
+    expect(data(await call('find_symbol', { name: 'addedLater' })).definitions).toEqual([expect.objectContaining({ path: 'lib/added/extra.js' })]);
+    expect(data(await call('find_files', { pattern: 'extra.js' })).matches).toEqual(['lib/added/extra.js']);
+    expect(data(await call('search_text', { pattern: 'addedLater' })).index).toMatchObject({ dirty: 2 });
+
+    // Renamed: found at the new path only, counted once.
+    fs.renameSync(file('lib/added/extra.js'), file('lib/added/moved.js'));
+    expect(data(await call('find_symbol', { name: 'addedLater' })).definitions).toEqual([expect.objectContaining({ path: 'lib/added/moved.js' })]);
+    fs.renameSync(file('src/app.js'), file('src/main.js'));
+    const renamed = data(await call('search_text', { pattern: "require('./util')" }));
+    expect(renamed.matches).toEqual([expect.objectContaining({ path: 'src/main.js' })]);
+    expect(renamed.index).toMatchObject({ dirty: 3 });
+
+    // Deleted: gone from every answer.
+    fs.unlinkSync(file('lib/added/moved.js'));
+    expect(errorOf(await call('find_symbol', { name: 'addedLater' }))).toMatchObject({ kind: 'symbol_not_found' });
+    expect(errorOf(await call('read_file', { path: 'lib/added/moved.js' }))).toMatchObject({ kind: 'file_not_found' });
+    expect(data(await call('search_text', { pattern: 'addedLater' })).totalMatches).toBe(0);
+  } finally {
+    fs.rmSync(file('lib'), { recursive: true, force: true });
+    if (fs.existsSync(file('src/main.js'))) fs.renameSync(file('src/main.js'), file('src/app.js'));
+    fs.writeFileSync(file('src/util.js'), original);
+  }
+  expect(data(await call('search_text', { pattern: 'greet' })).index).toMatchObject({ commit, dirty: 0 });
+}
+
+/** A git checkout of DEMO_REPOSITORY with a 3 MB file, committed: answers name its HEAD. */
+export function committedRepository(): { root: string; commit: string; big: { path: string; lines: string[] } } {
+  const lines = numberedLines(40_000);
+  const root = makeTree({ ...DEMO_REPOSITORY, 'data/big.txt': `${lines.join('\n')}\n` });
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: root, encoding: 'utf8' }).trim();
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'demo');
+  return { root, commit: git('rev-parse', 'HEAD'), big: { path: 'data/big.txt', lines } };
+}
+
+
+/**
+ * A checkout's search index over MCP: the first search of it reads the files and starts the build
+ * (`index.searchIndex.state: building`, `building: true`), later ones come from the index
+ * (`read: 'index'`) — and every kind of edit is in the next answer, its counts equal to `rg -c` on
+ * the working tree: a file modified, added, deleted, renamed, and an ignored one rg skips.
+ */
+export async function checkSearchIndexOverlay(client: Client, repository: string, commit: string): Promise<void> {
+  const fs = await import('node:fs');
+  const { spawnSync } = await import('node:child_process');
+  const search = async (pattern: string) => (await client.callTool({ name: 'search_text', arguments: { repository, pattern, maxResults: 200 } })) as CallToolResult;
+  const data = (result: CallToolResult) => result.structuredContent as { totalMatches: number; filesMatched: number; matches: Array<{ path: string }>; index: { read: string; building: boolean; commit: string; searchIndex?: { state: string } } };
+  const file = (relative: string) => path.join(repository, relative);
+  const rgTotal = (pattern: string) => {
+    const run = spawnSync('rg', ['-c', '--no-config', '-F', '-i', '--', pattern, '.'], { cwd: repository, encoding: 'utf8' });
+    return run.stdout.split('\n').filter(Boolean).reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(':') + 1)), 0);
+  };
+  const expectIndexedLikeRg = async (pattern: string) => {
+    const answer = data(await search(pattern));
+    expect({ pattern, read: answer.index.read, total: answer.totalMatches }).toEqual({ pattern, read: 'index', total: rgTotal(pattern) });
+    return answer;
+  };
+  const first = data(await search('greet'));
+  expect(first.index.commit).toBe(commit);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const answer = data(await search('greet'));
+    if (answer.index.read === 'index') {
+      expect(answer.index.searchIndex).toEqual({ state: 'ready' });
+      expect(answer.totalMatches).toBe(first.totalMatches);
+      break;
+    }
+    // Read from the files: while the index builds (or before the tree's first walk has let the search ask for it).
+    if (answer.index.searchIndex) expect(answer.index).toMatchObject({ building: true, searchIndex: { state: 'building' } });
+    if (Date.now() > deadline) throw new Error(`the search index was not ready in 60 s: ${JSON.stringify(answer.index)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const original = fs.readFileSync(file('src/util.js'), 'utf8');
+  const app = fs.readFileSync(file('src/app.js'), 'utf8');
+  try {
+    await expectIndexedLikeRg('greet');
+    fs.writeFileSync(file('src/util.js'), 'exports.salute = (name) => `indexOverlayModified ${name}`;\n');
+    expect((await expectIndexedLikeRg('indexOverlayModified')).matches.map((match) => match.path)).toEqual(['src/util.js']);
+    await expectIndexedLikeRg('greet');
+    fs.mkdirSync(file('lib/overlay'), { recursive: true });
+    fs.writeFileSync(file('lib/overlay/added.js'), 'const indexOverlayAdded = 1;\n');
+    expect((await expectIndexedLikeRg('indexOverlayAdded')).matches.map((match) => match.path)).toEqual(['lib/overlay/added.js']);
+    fs.renameSync(file('src/app.js'), file('lib/overlay/app-moved.js'));
+    expect((await expectIndexedLikeRg("require('./util')")).matches.map((match) => match.path)).toEqual(['lib/overlay/app-moved.js']);
+    fs.unlinkSync(file('lib/overlay/app-moved.js'));
+    expect((await expectIndexedLikeRg("require('./util')")).totalMatches).toBe(0);
+    fs.writeFileSync(file('lib/overlay/skipped.log'), 'indexOverlayAdded in a log\n');
+    fs.writeFileSync(file('.gitignore'), '*.log\n');
+    await expectIndexedLikeRg('indexOverlayAdded');
+  } finally {
+    fs.rmSync(file('lib'), { recursive: true, force: true });
+    fs.writeFileSync(file('src/util.js'), original);
+    fs.writeFileSync(file('src/app.js'), app);
+    fs.rmSync(file('.gitignore'), { force: true });
+  }
 }

@@ -54,6 +54,12 @@ export class TestStack {
     this.worker = await startWorker(this.config, { processors: all, shutdownHooks: false });
   }
 
+  /** Stops the gateway and starts another on the same Redis and Postgres (its URL may change). */
+  async restartGateway(): Promise<void> {
+    await this.gateway.close();
+    this.gateway = await startGateway(this.config, { shutdownHooks: false });
+  }
+
   async stopWorker(): Promise<void> {
     await this.worker?.close();
     this.worker = undefined;

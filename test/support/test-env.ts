@@ -20,6 +20,8 @@ export function testConfig(overrides: Partial<QuarryConfig> = {}): QuarryConfig 
     QUARRY_LOG_LEVEL: 'silent',
     QUARRY_PORT: '0',
   });
-  // Pack documents of tests go to the temp directory, never into the checkout.
-  return { ...base, queuePrefix: uniquePrefix('x'), artifactDir: path.join(os.tmpdir(), 'quarry-test-artifacts'), ...overrides };
+  // Pack documents of tests go to the temp directory, never into the checkout. A test's teardown
+  // waits at most 5 s per worker for a job still running (30 s by default, twice: jobs and shards),
+  // so a straggler on a busy machine cannot outlast jest's 60 s hook timeout.
+  return { ...base, queuePrefix: uniquePrefix('x'), artifactDir: path.join(os.tmpdir(), 'quarry-test-artifacts'), shutdownTimeoutMs: 5_000, ...overrides };
 }

@@ -1,31 +1,22 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { ScanInput, ScanResult } from '../../libs/contracts/src';
 import { QuarryError } from '../../libs/contracts/src';
-import { QUARRY_CONFIG, QuarryConfig } from '../../libs/config/src';
+import { runUseCase } from '../../libs/jobs/src';
 import { HandlesJob, JobContext, JobHandler } from '../../apps/worker/src/job-handler';
-import { ScanProcessor } from '../../apps/worker/src/processors/scan.processor';
-import { StackDetector } from '../../apps/worker/src/stack-detector';
-import { JobSnapshots } from '../../apps/worker/src/job-snapshots';
-import { ScanShards } from '../../apps/worker/src/scan-shards';
-import { BlobFactRepository, ScanStateRepository, SearchIndexRepository } from '../../libs/db/src';
-import { CodeIndexScanStep } from '../../libs/code-index/src';
+import { WorkerPorts, runOf } from '../../apps/worker/src/worker-ports';
 
 /** Fails the first attempt of every job with a transient error, then scans for real. */
 @Injectable()
 @HandlesJob('scan')
 export class FlakyScanProcessor implements JobHandler<'scan'> {
   static readonly attemptsSeen: Array<{ jobId: string; attempt: number; at: number }> = [];
-  private readonly real: ScanProcessor;
 
-  constructor(@Inject(QUARRY_CONFIG) config: QuarryConfig, detector: StackDetector, snapshots: JobSnapshots, facts: BlobFactRepository, shards: ScanShards, searchIndex: SearchIndexRepository, codeIndex: CodeIndexScanStep, states: ScanStateRepository) {
-    void config;
-    this.real = new ScanProcessor(snapshots, detector, facts, shards, searchIndex, codeIndex, states);
-  }
+  constructor(private readonly ports: WorkerPorts) {}
 
   run(input: ScanInput, context: JobContext): Promise<ScanResult> {
     FlakyScanProcessor.attemptsSeen.push({ jobId: context.jobId, attempt: context.attempt, at: Date.now() });
     if (context.attempt === 1) throw new Error('transient: the disk hiccuped');
-    return this.real.run(input, context);
+    return runUseCase('scan', input, this.ports.for('scan', context), runOf(context));
   }
 }
 
@@ -54,5 +45,20 @@ export class EndlessScanProcessor implements JobHandler<'scan'> {
     }
     EndlessScanProcessor.abortedAt.set(context.jobId, Date.now());
     throw context.signal.reason ?? new Error('aborted');
+  }
+}
+
+/** Fails the first run of every job permanently (as a root gone missing would); a retried run succeeds with an empty scan. */
+@Injectable()
+@HandlesJob('scan')
+export class FailsFirstRunScanProcessor implements JobHandler<'scan'> {
+  private static readonly ran = new Set<string>();
+
+  async run(input: ScanInput, context: JobContext): Promise<ScanResult> {
+    if (!FailsFirstRunScanProcessor.ran.has(context.jobId)) {
+      FailsFirstRunScanProcessor.ran.add(context.jobId);
+      throw new QuarryError('root_not_found', 'the root went away', { permanent: true });
+    }
+    return { root: input.root ?? '', files: 0, bytes: 0, lines: 0, languages: [], largestFiles: [], directories: [], skipped: { binary: 0, ignored: 0, symlinks: 0, unreadable: 0 }, durationMs: 0 };
   }
 }

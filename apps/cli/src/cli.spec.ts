@@ -1,6 +1,6 @@
 import type { ScanResult } from '@quarry/contracts';
 import { ProgressDisplay } from './progress-display';
-import { formatScanSummary, humanBytes } from '@quarry/render';
+import { formatScanSummary } from '@quarry/render';
 
 const result: ScanResult = {
   root: '/repo',
@@ -20,9 +20,9 @@ const result: ScanResult = {
 describe('scan summary', () => {
   it('prints totals, languages with shares, directories and largest files', () => {
     const text = formatScanSummary(result);
-    expect(text).toContain('3 files, 2.5 KB, 120 lines in 1.23s');
+    expect(text).toContain('3 files, 2.5 KiB, 120 lines in 1.23s');
     expect(text).toContain('skipped: 1 binary, 4 ignored');
-    expect(text).toMatch(/TypeScript\s+2\s+100\s+2\.0 KB\s+80\.0%/);
+    expect(text).toMatch(/TypeScript\s+2\s+100\s+2 KiB\s+80\.0%/);
     expect(text).toMatch(/src\s+2 files/);
     expect(text).toContain('src/a.ts');
     expect(text).not.toContain('blobs read');
@@ -36,11 +36,6 @@ describe('scan summary', () => {
     expect(updated).toContain(`updated the scan of ${'a'.repeat(12)}: only the files changed since were looked at`);
   });
 
-  it('formats sizes', () => {
-    expect(humanBytes(512)).toBe('512 B');
-    expect(humanBytes(1_536)).toBe('1.5 KB');
-    expect(humanBytes(5 * 1024 ** 3)).toBe('5.0 GB');
-  });
 });
 
 describe('ProgressDisplay', () => {

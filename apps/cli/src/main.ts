@@ -131,6 +131,63 @@ export async function main(argv: string[]): Promise<number | undefined> {
       const { packCommand } = await import('./commands/code-index');
       code = await packCommand(target, options);
     });
+  const navigation = () => import('./commands/navigation');
+  const navigationCommand = (name: string, argument: string, description: string) =>
+    server(program.command(`${name} <path-or-url> ${argument}`))
+      .description(description)
+      .option('--ref <ref>', 'branch, tag or commit of a git URL (default: the remote HEAD)')
+      .option('--local', 'run in this process, without a server');
+  navigationCommand('refs', '<symbol>', 'every use of a definition (Name, Class.method or path:line), with file, line, column, enclosing definition and the line')
+    .option('--limit <n>', 'the most uses printed', positive)
+    .option('--no-guessed', "leave out the uses guessed from a file's evidence (a member reached through a value of unknown type)")
+    .action(async (target: string, symbol: string, options) => {
+      code = await (await navigation()).refsCommand(target, symbol, options);
+    });
+  navigationCommand('def', '<symbol>', 'where a name (or the use at path:line) is defined, best first')
+    .action(async (target: string, symbol: string, options) => {
+      code = await (await navigation()).definitionCommand(target, symbol, options);
+    });
+  for (const direction of ['callers', 'callees'] as const) {
+    navigationCommand(direction, '<symbol>', direction === 'callers' ? 'the definitions that call (or use) a definition, N hops out' : 'the definitions a definition calls, N hops out')
+      .option('--depth <n>', 'hops (1-10)', numeric, 1)
+      .option('--limit <n>', 'the most entries', positive)
+      .action(async (target: string, symbol: string, options) => {
+        code = await (await navigation()).callersCommand(target, symbol, options, direction);
+      });
+  }
+  navigationCommand('imports', '<file>', 'the files a file imports (--reverse: the files importing it)')
+    .option('--reverse', 'the files that import it')
+    .action(async (target: string, file: string, options) => {
+      code = await (await navigation()).importsCommand(target, file, options);
+    });
+  navigationCommand('outline', '<file>', "a file's definitions with ranges and signatures")
+    .action(async (target: string, file: string, options) => {
+      code = await (await navigation()).outlineCommand(target, file, options);
+    });
+  server(program.command('impact <path-or-url>'))
+    .description('what a change touches: changed definitions, their dependents by distance and fan-in, and the tests to run')
+    .option('--diff <file>', 'a unified diff to apply to the tree as it is (- for standard input)')
+    .option('--since <ref>', 'the change from a commit to the working tree')
+    .option('--working-tree', 'the uncommitted edits (against HEAD)')
+    .option('--depth <n>', 'hops of dependents (1-10)', numeric, 2)
+    .option('--limit <n>', 'the most dependents and files listed', positive)
+    .option('--ref <ref>', 'branch, tag or commit of a git URL (default: the remote HEAD)')
+    .option('--local', 'run in this process, without a server')
+    .action(async (target: string, options) => {
+      code = await (await navigation()).impactCommand(target, options);
+    });
+  server(program.command('context <path-or-url> [task]'))
+    .description('the files and code spans a task touches (an issue, a question, a stack trace), ranked, with their code within a token budget')
+    .option('--task-file <file>', 'read the task from this file (- for stdin)')
+    .option('--tokens <n>', 'budget of the assembled context in tokens (o200k_base)', numeric, 8000)
+    .option('--focus <path>', 'a file you are working on: ranked up (repeatable)', collect)
+    .option('--limit <n>', 'files and spans listed', numeric)
+    .option('--ref <ref>', 'branch, tag or commit of a git URL (default: the remote HEAD)')
+    .option('--local', 'run in this process, without a server')
+    .action(async (target: string, task: string | undefined, options) => {
+      const { contextCommand } = await import('./commands/context');
+      code = await contextCommand(target, task, options);
+    });
   program
     .command('fetch <url>')
     .description('fetch a URL as readable text, through the SSRF guards (in this process, or --server for a job)')
@@ -156,7 +213,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
     });
   program
     .command('mention <prompt>')
-    .description('expand @file#L1-9, @dir/, @search:"x", @grep:"re", @url:…, @symbol:Name in a prompt (use - to read it from stdin)')
+    .description('expand @file#L1-9, @dir/, @search:"x", @grep:"re", @url:…, @symbol:Name, @codebase, @context:"task" in a prompt (use - to read it from stdin)')
     .option('--root <dir>', 'workspace the paths are relative to', '.')
     .option('--repo <url>', 'a git URL instead of --root (its files, at --ref)')
     .option('--ref <ref>', 'branch, tag or commit of --repo (default: the remote HEAD)')
@@ -182,6 +239,8 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .option('--max-results <n>', 'matching lines shown, 0 for counts only (all are counted; default 200, 50 with --json)', wholeNumber)
     .option('--context <n>', 'lines of context around each hit (with --json)', wholeNumber)
     .option('--counts', 'print path:count for every matching file, as rg -c')
+    .option('--max-tokens <n>', 'with --json: the answer\'s cap in o200k tokens (default 8000, at most 24000); the hits are cut to it', (value) => Number(value))
+    .option('--cursor <cursor>', 'with --json: the nextCursor of the previous answer, for the hits that follow')
     .option('--local', 'search in this process (the default)')
     .option('--server <url>', 'search on this gateway (POST /v1/search) instead of in this process')
     .option('--key <key>', 'API key for --server (default: $QUARRY_API_KEY)', process.env.QUARRY_API_KEY)
@@ -215,7 +274,8 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .option('--root <dir>', 'the repository tools use when a call names none (default: the current directory)')
     .option('--server <url>', 'run the tools on this gateway (its /mcp endpoint) instead of in this process')
     .option('--key <key>', 'API key for --server (default: $QUARRY_API_KEY)', process.env.QUARRY_API_KEY)
-    .action(async (options: { root?: string; server?: string; key?: string }) => {
+    .option('--toolsets <sets>', 'the toolsets listed: files,search,navigation,context,jobs,web, all, or default (files,search,context)')
+    .action(async (options: { root?: string; server?: string; key?: string; toolsets?: string }) => {
       const { mcpCommand } = await import('./commands/mcp');
       code = await mcpCommand({ ...options, version: version() });
     });
@@ -280,7 +340,8 @@ async function migrate(databaseUrl: string, quiet: boolean): Promise<void> {
 
 const REFUSALS = new Set([
   'input_invalid', 'url_invalid', 'url_blocked', 'path_not_absolute', 'path_outside_root', 'root_not_found', 'root_not_directory',
-  'budget_invalid', 'style_unknown', 'pattern_invalid', 'regex_invalid', 'symbol_invalid', 'ref_not_found', 'repo_not_found', 'repo_too_large',
+  'budget_invalid', 'task_empty', 'task_too_large', 'style_unknown', 'pattern_invalid', 'regex_invalid', 'symbol_invalid', 'ref_not_found', 'repo_not_found', 'repo_too_large',
+  'depth_invalid', 'location_invalid', 'diff_invalid', 'diff_not_applicable', 'cursor_invalid', 'cursor_stale', 'toolset_unknown',
 ]);
 
 function exitCodeFor(error: unknown): number {

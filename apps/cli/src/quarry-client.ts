@@ -10,6 +10,9 @@ import {
   SearchAnswer,
   SearchInput,
   ServerToClientEvents,
+  type NavigationInput,
+  type NavigationQuery,
+  type NavigationResult,
 } from '@quarry/contracts';
 import { ClientError } from './client-error';
 
@@ -63,6 +66,9 @@ export class QuarryClient {
   /** `POST /v1/search`: answered at once, not a job. */
   search(input: SearchInput): Promise<SearchAnswer> {
     return this.request('POST', '/v1/search', input);
+  }
+  navigate<Q extends NavigationQuery>(input: NavigationInput & { query: Q }): Promise<NavigationResult<Q>> {
+    return this.request('POST', '/v1/navigation', input);
   }
   retry(id: string): Promise<JobView> {
     return this.request('POST', `/v1/jobs/${encodeURIComponent(id)}/retry`);

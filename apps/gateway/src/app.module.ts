@@ -23,6 +23,7 @@ import { QueuesModule } from './queues/queues.module';
 import { ReconcilerService } from './queues/reconciler.service';
 import { RootController } from './root.controller';
 import { RepositorySearch, SearchController } from './search/search.controller';
+import { GatewayNavigation, NavigationController } from './navigation/navigation.controller';
 import { WebModule } from './web/web.module';
 
 /** Closes the publisher connection last, after everything that publishes has stopped. */
@@ -40,7 +41,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), DbModule, QueuesModule, WebModule],
-      controllers: [JobsController, MentionsController, SearchController, McpController, HealthController, MetricsController, RootController],
+      controllers: [JobsController, MentionsController, SearchController, NavigationController, McpController, HealthController, MetricsController, RootController],
       providers: [
         { provide: GATEWAY_LOGGER, inject: [QUARRY_CONFIG], useFactory: (c: QuarryConfig) => createLogger('quarry-gateway', c.logLevel) },
         {
@@ -59,6 +60,7 @@ export class AppModule {
         ReconcilerService,
         RedisPublisherCloser,
         RepositorySearch,
+        GatewayNavigation,
         McpSessions,
       ],
     };

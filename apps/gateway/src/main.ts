@@ -10,6 +10,7 @@ import { buildOpenApiDocument } from './docs/openapi';
 import { mountBullBoard } from './queues/bull-board';
 import { GATEWAY_LOGGER } from './gateway.tokens';
 import { requestLogger } from './request-logger';
+import { answerMalformedRequests } from './errors/client-error';
 
 export interface RunningGateway {
   app: NestExpressApplication;
@@ -24,6 +25,7 @@ export async function startGateway(config: QuarryConfig = loadConfig(), options:
     bodyParser: false,
     logger: new PinoNestLogger('quarry-gateway', config.logLevel === 'info' ? 'warn' : config.logLevel),
   });
+  answerMalformedRequests(app.getHttpServer());
   app.use(requestLogger(app.get(GATEWAY_LOGGER)));
   app.useBodyParser('json', { limit: config.maxBodyBytes });
   app.useWebSocketAdapter(new IoAdapter(app));

@@ -1,4 +1,4 @@
-import type { JobEventView, JobPage, JobView, QuarryErrorBody, ServiceMap } from './contracts.js';
+import type { JobEventView, JobPage, JobView, NavigationInput, QuarryErrorBody, ServiceMap } from './contracts.js';
 
 const KEY_STORAGE = 'quarry.apiKey';
 
@@ -76,6 +76,8 @@ export const api = {
   submit: (kind: string, input: unknown) => request<JobView>('POST', '/v1/jobs', { kind, input }),
   cancel: (id: string) => request<JobView>('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`),
   retry: (id: string) => request<JobView>('POST', `/v1/jobs/${encodeURIComponent(id)}/retry`),
+  /** One navigation read (references, callers…), answered in the request. */
+  navigate: <T>(input: NavigationInput) => request<T>('POST', '/v1/navigation', input),
   /** A job's artifact (a pack's document) as a Blob, with the stored key; refusals as ApiError. */
   artifact: async (id: string): Promise<Blob> => {
     const key = storedKey();

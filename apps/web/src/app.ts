@@ -9,7 +9,9 @@ import './kind-detect.js';
 import './kind-mentions.js';
 import './kind-interpret.js';
 import './kind-code-index.js';
+import './kind-context.js';
 import { live } from './live.js';
+import { SymbolPage } from './symbol-page.js';
 import { changed, isTerminal, liveAt, onChange, putJob, setAuthProblem, setHistory, state, type Route } from './store.js';
 import { ErrorBox, ProgressBar, richText, STATUSES, STATUS_LABEL, StatusBadge, elapsed, formatCount, formatDateTime, formatDuration, formatTime, html } from './ui.js';
 
@@ -107,6 +109,11 @@ function visibleIds(): string[] {
 }
 
 function routeFromHash(): Route {
+  const symbol = /^#\/symbol(?:\?(.*))?$/.exec(location.hash);
+  if (symbol) {
+    const params = new URLSearchParams(symbol[1] ?? '');
+    return { name: 'symbol', repository: params.get('repo') ?? '', ref: params.get('ref') ?? '', symbol: params.get('symbol') ?? '' };
+  }
   const match = /^#\/jobs\/([0-9a-fA-F-]{36})$/.exec(location.hash);
   return match ? { name: 'job', id: match[1].toLowerCase() } : { name: 'list' };
 }
@@ -202,6 +209,7 @@ function Header() {
       <span class="dot" aria-hidden="true"></span>${labels[state.connection]}
     </span>
     <nav class="top-links" aria-label="Other views">
+      <a href="#/symbol">Code navigation</a>
       <a href="/docs">API docs</a>
       <a href="/queues">Queues</a>
     </nav>
@@ -511,6 +519,13 @@ function Banners() {
       : null}`;
 }
 
+function mainView(route: Route) {
+  if (route.name === 'job') return html`<${JobDetail} id=${route.id} key=${route.id} />`;
+  // Keyed by the whole address: another symbol is a fresh page (its form shows what was asked).
+  if (route.name === 'symbol') return html`<${SymbolPage} key=${location.hash} repository=${route.repository} ref=${route.ref} symbol=${route.symbol} />`;
+  return html`<${JobsList} />`;
+}
+
 function App() {
   useStore();
   useEffect(() => syncWatched());
@@ -520,7 +535,7 @@ function App() {
       <${Banners} />
       <div class=${`columns route-${state.route.name}`}>
         <div class="side"><${SubmitPanel} /></div>
-        <div class="main">${state.route.name === 'job' ? html`<${JobDetail} id=${state.route.id} key=${state.route.id} />` : html`<${JobsList} />`}</div>
+        <div class="main">${mainView(state.route)}</div>
       </div>
     </main>`;
 }

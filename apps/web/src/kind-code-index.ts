@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api } from './api.js';
-import type { MapInput, MapResult, PackInput, PackResult, QuarryErrorBody, SymbolsInput, SymbolsResult } from './contracts.js';
+import type { JobView, MapInput, MapResult, PackInput, PackResult, QuarryErrorBody, SymbolsInput, SymbolsResult } from './contracts.js';
 import { type FormValues, REF_FIELD, ROOT_FIELD, fieldNamedIn, refProblem, registerKind, repositoryInput, repositorySummary, rootProblem, text, workspaceFieldFor } from './kinds.js';
+import { symbolHref } from './symbol-page.js';
 import { ErrorBox, formatBytes, formatCount, formatDuration, html } from './ui.js';
 
 /*
@@ -73,7 +74,16 @@ export function TokenTables({ totals, label }: { totals: TokenTotals; label: str
   </div>`;
 }
 
-function SymbolsResultView({ result }: { result: SymbolsResult }) {
+/** The symbol page of a definition a job found, on the commit the job read (a git URL pinned to it). */
+function symbolPageOf(job: JobView, place: string): string | undefined {
+  const input = job.input as SymbolsInput | null;
+  if (input?.root) return symbolHref(input.root, place);
+  if (input?.source && 'path' in input.source) return symbolHref(input.source.path, place);
+  if (input?.source && 'git' in input.source) return symbolHref(input.source.git, place, job.source?.commit ?? input.source.ref ?? '');
+  return undefined;
+}
+
+function SymbolsResultView({ job, result }: { job: JobView; result: SymbolsResult }) {
   return html`<div class="result symbols-result" data-result="symbols">
     <p class="muted small">${formatCount(result.total)} definition${result.total === 1 ? '' : 's'} in ${formatCount(result.files)} file${result.files === 1 ? '' : 's'}${result.truncated ? `, first ${formatCount(result.definitions.length)} shown` : ''}</p>
     <section class="card">
@@ -82,7 +92,9 @@ function SymbolsResultView({ result }: { result: SymbolsResult }) {
         <tbody>
           ${result.definitions.slice(0, 500).map(
             (row) => html`<tr data-symbol=${row.container ? `${row.container}.${row.name}` : row.name}>
-              <td class="path"><code>${row.path}:${row.line}</code></td>
+              <td class="path">${symbolPageOf(job, `${row.path}:${row.line}`)
+                ? html`<a href=${symbolPageOf(job, `${row.path}:${row.line}`)} title="References, callers and callees"><code>${row.path}:${row.line}</code></a>`
+                : html`<code>${row.path}:${row.line}</code>`}</td>
               <td><span class="badge">${row.kind}</span></td>
               <td><code>${row.signature || row.name}</code></td>
               <td class="num">${row.references === undefined ? '' : formatCount(row.references)}</td>
@@ -188,7 +200,7 @@ registerKind({
     const value = input as SymbolsInput;
     return `${value?.name ?? value?.path ?? 'all definitions'} · ${repositorySummary(value)}`;
   },
-  Result: ({ result }) => html`<${SymbolsResultView} result=${result as SymbolsResult} />`,
+  Result: ({ job, result }) => html`<${SymbolsResultView} job=${job} result=${result as SymbolsResult} />`,
 });
 
 registerKind({

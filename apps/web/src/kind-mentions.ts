@@ -67,6 +67,7 @@ function amountOf(mention: Mention): string {
     mention.lines === undefined ? '' : plural(mention.lines, 'line'),
     mention.bytes === undefined ? '' : formatBytes(mention.bytes),
     mention.matches === undefined ? '' : plural(mention.matches, 'match', 'matches'),
+    mention.references === undefined ? '' : plural(mention.references, 'use'),
   ];
   return parts.filter(Boolean).join(' · ');
 }
@@ -144,7 +145,7 @@ registerKind({
       placeholder: 'Why does @src/app.ts#L10-40 fail? See @grep:"TODO\\(\\w+\\)" and @docs/',
       hint: '@path, @path#L10-20, @dir/, @search:"text", @grep:"regex", @url:https://…',
     },
-    { name: 'budget', label: 'Budget (KB, optional)', type: 'text', placeholder: '195', hint: 'Most the augmented prompt may hold; blank for the server’s 200,000 bytes.' },
+    { name: 'budget', label: 'Budget (KiB, optional)', type: 'text', placeholder: '195', hint: 'Most the augmented prompt may hold; blank for the server’s 200,000 bytes.' },
   ],
   validate(values) {
     const prompt = String(values.prompt ?? '');
@@ -159,7 +160,7 @@ registerKind({
           : undefined,
       budget:
         budget && !(/^\d+$/.test(budget) && Number(budget) >= 1 && Number(budget) <= MAX_BUDGET_KB)
-          ? `A whole number of KB from 1 to ${formatCount(MAX_BUDGET_KB)}, or blank.`
+          ? `A whole number of KiB from 1 to ${formatCount(MAX_BUDGET_KB)}, or blank.`
           : undefined,
     };
   },

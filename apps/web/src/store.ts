@@ -2,7 +2,11 @@ import type { JobEventView, JobKind, JobStatus, JobView, QuarryErrorBody } from 
 
 export type AuthState = { state: 'ok' } | { state: 'needed' | 'refused'; error: QuarryErrorBody };
 export type Connection = 'connecting' | 'live' | 'reconnecting' | 'refused';
-export type Route = { name: 'list' } | { name: 'job'; id: string };
+export type Route =
+  | { name: 'list' }
+  | { name: 'job'; id: string }
+  /** The symbol page: a definition, its references, callers and callees (empty fields: the lookup form only). */
+  | { name: 'symbol'; repository: string; ref: string; symbol: string };
 
 export interface State {
   available: JobKind[];

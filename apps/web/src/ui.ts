@@ -15,15 +15,17 @@ export const STATUS_LABEL = {
 } satisfies Record<JobStatus, string>;
 export const STATUSES = Object.keys(STATUS_LABEL) as JobStatus[];
 
-const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
+/** The page's copy of @quarry/contracts/format's formatBytes (the page loads no library code): `1.5 KiB`, `40 KiB`. */
+const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 export function formatBytes(bytes: number): string {
   let value = bytes;
   let unit = 0;
-  while (value >= 1024 && unit < UNITS.length - 1) {
+  while (Math.abs(value) >= 1024 && unit < UNITS.length - 1) {
     value /= 1024;
     unit++;
   }
-  return `${unit === 0 ? value : value.toFixed(value < 10 ? 1 : 0)} ${UNITS[unit]}`;
+  if (unit === 0) return `${value} B`;
+  return `${Math.abs(value) < 10 ? Number(value.toFixed(1)) : Math.round(value)} ${UNITS[unit]}`;
 }
 
 export const formatCount = (n: number) => n.toLocaleString('en-US');

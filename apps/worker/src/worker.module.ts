@@ -7,15 +7,10 @@ import { BlobCodeIndexRepository, DbModule, SearchIndexRepository } from '@quarr
 import { IndexedCommits, SegmentCache } from '@quarry/search-index';
 import { QUARRY_CONFIG } from '@quarry/config';
 import { HandlerRegistry } from './handler-registry';
-import { FetchProcessor } from './processors/fetch.processor';
 import { ChildJobs } from './child-jobs';
-import { DetectProcessor } from './processors/detect.processor';
-import { InterpretProcessor } from './processors/interpret.processor';
-import { MentionsProcessor } from './processors/mentions.processor';
-import { ScanProcessor } from './processors/scan.processor';
-import { MapProcessor, PackProcessor, SymbolsProcessor } from './processors/code-index.processors';
-import { StackDetector } from './stack-detector';
+import { PROCESSORS } from './processors/use-case.processors';
 import { JobSnapshots } from './job-snapshots';
+import { WorkerPorts } from './worker-ports';
 import { ScanShards } from './scan-shards';
 import { WorkerService } from './worker.service';
 import { workerLoggerProvider } from './worker-logger';
@@ -34,8 +29,7 @@ const indexedCommitsProvider = {
   useFactory: (config: QuarryConfig, index: SearchIndexRepository) => new IndexedCommits(index, new SegmentCache(config.dataDir, index)),
 };
 
-/** Every job handler this worker build has; the registry checks them against BUILT_KINDS. */
-export const PROCESSORS = [ScanProcessor, FetchProcessor, DetectProcessor, MentionsProcessor, InterpretProcessor, SymbolsProcessor, MapProcessor, PackProcessor];
+export { PROCESSORS };
 
 @Module({})
 export class WorkerModule {
@@ -44,7 +38,7 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [ConfigModule.forRoot(config), DbModule, DiscoveryModule],
-      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, StackDetector, JobSnapshots, ScanShards, ChildJobs, workspaceFilesProvider, codeIndexProvider, codeIndexScanStepProvider, indexedCommitsProvider, ...processors],
+      providers: [workerLoggerProvider, HandlerRegistry, WorkerService, JobSnapshots, ScanShards, ChildJobs, WorkerPorts, workspaceFilesProvider, codeIndexProvider, codeIndexScanStepProvider, indexedCommitsProvider, ...processors],
     };
   }
 }

@@ -21,6 +21,18 @@ export interface BlobDerivation {
   summarize?(snapshot: Snapshot, files: readonly BlobPath[], signal?: AbortSignal): Promise<DerivedTotals>;
   /** Totals from their `toJSON` (a remembered scan), or undefined when they are not this derivation's. */
   restore?(json: unknown): Promise<DerivedTotals | undefined>;
+  /**
+   * How shard threads run `derive` themselves (`quarry scan --local`, a worker's directory scan):
+   * the module they load, and where the rows they post are stored. Without it, threads record
+   * facts only and the rows are derived on the main thread when the result is summed.
+   */
+  inThreads?(): ThreadDerivation | undefined;
+}
+
+export interface ThreadDerivation {
+  spec: ThreadDerivationSpec;
+  /** Stores rows a thread posted; resolves to how many were new. */
+  accept(rows: unknown): Promise<number>;
 }
 
 /** The fields a derivation adds to a scan result, kept up to date as files change (a re-scan of a next commit). */
@@ -29,4 +41,22 @@ export interface DerivedTotals {
   /** Takes back `removed` and adds `added`, files of `snapshot` (whose rows it derives first when missing). */
   update(snapshot: Snapshot, changes: { added: readonly BlobPath[]; removed: readonly BlobPath[] }, signal?: AbortSignal): Promise<void>;
   toJSON(): unknown;
+}
+
+/**
+ * Per-blob work a shard thread runs itself (the code index), named by module: this library cannot
+ * import the ones that implement it. The module exports `shardThreadDerivation(settings, post)`
+ * (see ThreadDerivationModule); what it posts comes back to the main thread's `accept`.
+ */
+export interface ThreadDerivationSpec {
+  /** The compiled module's absolute path. */
+  module: string;
+  /** Plain data (structured-cloned): what the module needs to build the derivation. */
+  settings: unknown;
+}
+
+/** What a ThreadDerivationSpec's module exports. */
+export interface ThreadDerivationModule {
+  /** A derivation whose rows go to `post` (with the buffers to transfer) instead of a store. */
+  shardThreadDerivation(settings: unknown, post: (rows: unknown, transfer: ArrayBuffer[]) => void): BlobDerivation;
 }

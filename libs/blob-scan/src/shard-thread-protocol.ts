@@ -1,5 +1,6 @@
 import type { SnapshotProviderOptions } from '@quarry/snapshot';
 import type { BlobFact } from './blob-facts';
+import type { ThreadDerivationSpec } from './blob-derivation';
 import type { ShardFile } from './plan';
 import type { ShardOutcome } from './run-shard';
 
@@ -14,12 +15,14 @@ export type ThreadShardSource = { git: string; ref: string; commit: string } | {
 export type ThreadProviderOptions = { workspaceRoots: readonly string[]; git: Omit<SnapshotProviderOptions['git'], 'resolver' | 'dialer'> };
 
 export type ToThread =
-  | { type: 'shard'; id: number; files: ShardFile[]; source: ThreadShardSource; provider: ThreadProviderOptions; worker: string }
+  | { type: 'shard'; id: number; files: ShardFile[]; source: ThreadShardSource; provider: ThreadProviderOptions; worker: string; derive?: ThreadDerivationSpec }
   | { type: 'cancel'; id: number };
 
 export type FromThread =
   | { type: 'progress'; id: number; done: number }
   /** Facts to store. The thread does not wait for the write: the executor does, before the shard counts as done. */
   | { type: 'record'; id: number; facts: BlobFact[] }
+  /** Derived rows (ThreadDerivationSpec) to store, like facts: the shard is done once they are. */
+  | { type: 'derived'; id: number; rows: unknown }
   | { type: 'done'; id: number; outcome: ShardOutcome }
   | { type: 'failed'; id: number; error: { kind?: string; message: string; suggestion?: string; permanent?: boolean } };

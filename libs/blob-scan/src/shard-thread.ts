@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { isQuarryError } from '@quarry/contracts/errors';
 import { SnapshotProvider, type Snapshot } from '@quarry/snapshot';
+import type { BlobDerivation, ThreadDerivationModule } from './blob-derivation';
 import type { BlobFact, BlobFactStore } from './blob-facts';
 import { runShard } from './run-shard';
 import type { FromThread, ToThread } from './shard-thread-protocol';
@@ -9,7 +10,9 @@ import type { FromThread, ToThread } from './shard-thread-protocol';
  * A shard thread of an in-process scan (`quarry scan --local`): takes shards from the main thread
  * one at a time and runs them with runShard — the function a worker process runs for a shard job —
  * on its own snapshot of the same commit or directory (its own `cat-file`, its own reads). Facts go
- * to the main thread's store; progress and the outcome go back as messages.
+ * to the main thread's store; so do the rows of a derivation the shard names (the code index: its
+ * parsing and token counting are most of a scan's CPU, so they run here, one thread per core, not
+ * on the main thread); progress and the outcome go back as messages.
  */
 
 const port = parentPort;
@@ -19,7 +22,15 @@ let provider: SnapshotProvider | undefined;
 let open: { key: string; snapshot: Promise<Snapshot> } | undefined;
 const running = new Map<number, AbortController>();
 
-const send = (message: FromThread) => port.postMessage(message);
+const send = (message: FromThread, transfer?: ArrayBuffer[]) => port.postMessage(message, transfer);
+
+/** A shard's own derivation (its rows are posted under its id), from the module the main thread named. */
+function derivationFor(message: Extract<ToThread, { type: 'shard' }>): BlobDerivation | undefined {
+  if (!message.derive) return undefined;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the module is named at run time (this library cannot import it)
+  const module = require(message.derive.module) as ThreadDerivationModule;
+  return module.shardThreadDerivation(message.derive.settings, (rows, transfer) => send({ type: 'derived', id: message.id, rows }, transfer));
+}
 
 /** Progress is posted at most this often: one message per file was a sixth of a thread's time on the kernel. */
 const PROGRESS_EVERY_MS = 100;
@@ -59,6 +70,7 @@ async function runOne(message: Extract<ToThread, { type: 'shard' }>): Promise<vo
     const outcome = await runShard(snapshot, message.files, storeFor(message.id), {
       worker: message.worker,
       signal: controller.signal,
+      derive: derivationFor(message),
       onProgress: (done) => {
         const now = Date.now();
         if (now - lastProgress < PROGRESS_EVERY_MS) return;

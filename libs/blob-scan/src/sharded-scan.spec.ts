@@ -3,13 +3,14 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync,
 import os from 'node:os';
 import path from 'node:path';
 import { SnapshotProvider, type Snapshot } from '@quarry/snapshot';
-import { scanRepository, type ScanSource } from '@quarry/workspace';
+import type { ScanSource } from '@quarry/workspace';
+import { referenceScan } from '../../workspace/src/testing/reference-scan';
 import { GitHttpServer, makeFixtureRepositories, type FixtureRepositories } from '../../snapshot/src/testing/git-http-server';
 import { loopbackOnlyDialer } from '../../fetch/src/testing/virtual-network';
 import { MemoryBlobFacts, type BlobFact, type BlobFactStore } from './blob-facts';
 import { InProcessShardExecutor } from './in-process-executor';
 import { planShards, describeShardPaths } from './plan';
-import { derivedWorkLimits, shardedScan, type ScanChanges } from './sharded-scan';
+import { derivedWorkLimits, shardedScan, type CommitIndexStep, type ScanChanges } from './sharded-scan';
 import { ScanMemory } from './scan-memory';
 import { jsonStore } from './testing/json-state-store';
 import { CodeIndexScanStep } from '../../code-index/src/store/scan-step';
@@ -42,7 +43,7 @@ function provider(): SnapshotProvider {
   return created;
 }
 
-const comparable = (result: Awaited<ReturnType<typeof scanRepository>>) => {
+const comparable = (result: Awaited<ReturnType<typeof referenceScan>>) => {
   const { root: _root, durationMs: _duration, shards: _s, workers: _w, workerIds: _i, blobs: _b, source: _source, updatedFrom: _u, ...rest } = result;
   return rest;
 };
@@ -59,7 +60,7 @@ describe('a sharded scan', () => {
     const snapshot = await provider().open({ git: server.url('demo.git'), ref: 'main' });
     const store = new MemoryBlobFacts();
     const first = await sharded(snapshot, store);
-    const single = await scanRepository(fixtures.checkout);
+    const single = await referenceScan(fixtures.checkout);
     expect(comparable(first)).toEqual(comparable(single));
     expect(first.shards).toBeGreaterThan(1);
     expect(first.workers).toBe(1);
@@ -73,7 +74,7 @@ describe('a sharded scan', () => {
 
   it('of a directory equals the single-process scan, whatever the concurrency', async () => {
     const root = await provider().openLocal(fixtures.checkout);
-    const single = await scanRepository(root as ScanSource);
+    const single = await referenceScan(root as ScanSource);
     for (const concurrency of [1, 4]) {
       const result = await sharded(root, new MemoryBlobFacts(), concurrency);
       expect(comparable(result)).toEqual(comparable(single));
@@ -156,8 +157,9 @@ describe('a sharded scan', () => {
     const walk = snapshot.walk.bind(snapshot);
     snapshot.walk = (options) => walk(options).then((listing) => (order.push('walked'), listing));
     const ordered: BlobFactStore = { lookup: (blobs) => (order.push(`lookup ${blobs.length}`), spy.lookup(blobs)), record: (facts) => spy.record(facts) };
-    const onListed = (blobs: ReadonlySet<string>) => void order.push(`listed ${blobs.size}`);
-    const second = await shardedScan(snapshot, { store: ordered, executor: refusing, inline: new InProcessShardExecutor(snapshot, spy, 1, 'here'), signal: new AbortController().signal, limits: TINY, onListed });
+    const index = recordingIndex();
+    index.listed = (blobs) => void order.push(`listed ${blobs.size}`);
+    const second = await shardedScan(snapshot, { store: ordered, executor: refusing, inline: new InProcessShardExecutor(snapshot, spy, 1, 'here'), signal: new AbortController().signal, limits: TINY, indexes: [index] });
     expect(order).toEqual(['listed 20', 'lookup 20', 'walked', 'lookup 1']);
     expect(second.workerIds).toEqual(['here']);
     expect(recorded.map((fact) => fact.kind)).toEqual(['text']);
@@ -206,9 +208,9 @@ describe('a re-scan from a remembered scan', () => {
     const derive = step();
     const scanned = async (options: { largestFiles?: number } = {}) => {
       const snapshot = await repos.open(await repos.resolve({ git: served.url, ref: 'main' }));
-      const changes: ScanChanges[] = [];
-      const result = await shardedScan(snapshot, { ...options, store, executor: new InProcessShardExecutor(snapshot, store, 2, 'w1', derive), signal: new AbortController().signal, limits: TINY, derive, memory, onChanged: (change) => changes.push(change) });
-      return { result, changes };
+      const index = recordingIndex();
+      const result = await shardedScan(snapshot, { ...options, store, executor: new InProcessShardExecutor(snapshot, store, 2, 'w1', derive), signal: new AbortController().signal, limits: TINY, derive, memory, indexes: [index] });
+      return { result, changes: index.changes };
     };
     // Fresh scans: a new cache, facts and memory each; the code index's rows (by blob) are shared.
     const freshStep = step();
@@ -266,17 +268,16 @@ describe('a re-scan from a remembered scan', () => {
     expect(comparable(rescanned.result)).toEqual(comparable(await fresh(commit, { largestFiles: 2 })));
   });
 
-  it('is not used under other settings, nor by a scan that needs every file and did not ask for changes', async () => {
+  it('is not used under other settings', async () => {
     const served = servedCopy('settings');
     const repos = provider();
     const store = new MemoryBlobFacts();
     const memory = new ScanMemory();
     const scan = async (options: Partial<Parameters<typeof shardedScan>[1]>) => {
       const snapshot = await repos.open(await repos.resolve({ git: served.url, ref: 'main' }));
-      const changes: ScanChanges[] = [];
-      const assembled: number[] = [];
-      await shardedScan(snapshot, { store, executor: new InProcessShardExecutor(snapshot, store, 1, 'w1'), signal: new AbortController().signal, memory, onChanged: (change) => changes.push(change), ...options, onAssembled: (files) => assembled.push(files.length) });
-      return { changes: changes.length, assembled: assembled.length };
+      const index = recordingIndex();
+      await shardedScan(snapshot, { store, executor: new InProcessShardExecutor(snapshot, store, 1, 'w1'), signal: new AbortController().signal, memory, indexes: [index], ...options });
+      return { changes: index.changes.length, assembled: index.wholeScans.length };
     };
     await scan({});
     served.commit((at) => writeFileSync(at('a.txt'), 'a\n'));
@@ -284,9 +285,21 @@ describe('a re-scan from a remembered scan', () => {
     served.commit((at) => writeFileSync(at('b.txt'), 'b\n'));
     expect(await scan({ largestFiles: 3 })).toEqual({ changes: 1, assembled: 0 });
     served.commit((at) => writeFileSync(at('c.txt'), 'c\n'));
-    expect(await scan({ largestFiles: 3, onChanged: undefined })).toEqual({ changes: 0, assembled: 1 });
+    expect(await scan({ largestFiles: 4 })).toEqual({ changes: 0, assembled: 1 });
   });
 });
+
+/** A commit index that records what the scan told it: the changes of re-scans, the file counts of whole scans. */
+function recordingIndex(): CommitIndexStep & { changes: ScanChanges[]; wholeScans: number[] } {
+  const changes: ScanChanges[] = [];
+  const wholeScans: number[] = [];
+  return {
+    changes,
+    wholeScans,
+    assembled: async (_snapshot, commit) => void wholeScans.push(commit.files.length),
+    changed: async (_snapshot, change) => void changes.push(change),
+  };
+}
 
 describe('a sharded scan of a checkout', () => {
   let work: string;
@@ -323,7 +336,7 @@ describe('a sharded scan of a checkout', () => {
     const spy: BlobFactStore = { lookup: (blobs) => store.lookup(blobs), record: (facts) => (recorded.push(...facts), store.record(facts)) };
     const first = await scanCheckout(spy);
     expect(first.hashed).toEqual([]);
-    expect(comparable(first.result)).toEqual(comparable(await scanRepository(work)));
+    expect(comparable(first.result)).toEqual(comparable(await referenceScan(work)));
     expect(recorded.map((fact) => fact.blob).sort()).toEqual(git('ls-files', '--stage').split('\n').map((line) => line.split(' ')[1]).sort());
     expect(first.source).toEqual({ path: work, ref: null, commit: git('rev-parse', 'HEAD') });
 
@@ -343,7 +356,7 @@ describe('a sharded scan of a checkout', () => {
     const { result, hashed, source } = await scanCheckout(store);
     expect(hashed).toEqual(['f3.ts', 'f4.ts', 'new.ts']);
     expect(result.blobs).toEqual({ total: 13, processed: 3, reused: 10 });
-    expect(comparable(result)).toEqual(comparable(await scanRepository(work)));
+    expect(comparable(result)).toEqual(comparable(await referenceScan(work)));
     expect(source).toMatchObject({ dirty: true });
     // The facts stored for the new content are under the new content's ids, not the index's.
     const ids = ['f3.ts', 'f4.ts', 'new.ts'].map((file) => git('hash-object', file));
@@ -374,7 +387,7 @@ describe('a sharded scan of a checkout', () => {
     utimesSync(path.join(work, '.git', 'index'), past, past);
     const racy = await scanCheckout(new MemoryBlobFacts());
     expect(racy.hashed).toHaveLength(12);
-    expect(comparable(racy.result)).toEqual(comparable(await scanRepository(work)));
+    expect(comparable(racy.result)).toEqual(comparable(await referenceScan(work)));
   });
 });
 

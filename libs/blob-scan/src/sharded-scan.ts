@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { JobProgress, ScanResult } from '@quarry/contracts';
-import { number } from '@quarry/render';
+import { formatCount } from '@quarry/contracts/format';
 import type { Snapshot, SnapshotChanges } from '@quarry/snapshot';
 import type { FileMeasure, WalkSkipped } from '@quarry/workspace';
 import { factsOf, largestFilesOf, totalsOf } from './assemble';
@@ -41,34 +41,38 @@ export interface ShardedScanOptions {
    */
   derive?: BlobDerivation;
   /**
-   * Called once the result is assembled, with every listed file's blob and the facts of all the
-   * commit's blobs: what a step after the scan (the search index's manifest) would otherwise list
-   * and look up again.
+   * Indexes of the whole commit kept beside the scan (the search index): told the commit's blobs
+   * as soon as they are known, then, before the scan resolves, what it assembled or what changed.
    */
-  onAssembled?: (files: ReadonlyArray<{ path: string; blob: string }>, facts: ReadonlyMap<string, FileMeasure>) => void;
-  /**
-   * Called as soon as the commit's blobs are known, before anything is looked up or read (a git
-   * tree's, before the walk: a few more than the walk keeps, those of ignored files): a step after
-   * the scan can start its own look-ups of them meanwhile (the search index's segments: 150–250 ms
-   * of a kernel re-scan, now beside the walk, the facts' look-up and the shards). Not called by a
-   * scan that updates a remembered one: it never lists the whole commit.
-   */
-  onListed?: (blobs: ReadonlySet<string>) => void;
+  indexes?: readonly CommitIndexStep[];
   /**
    * The worker's memory of earlier scans. A scan of a commit whose tree was derived from one
    * remembered here starts from that scan's sums and works only on the files that changed; every
    * scan of a git commit is remembered for the next.
    */
   memory?: ScanMemory;
-  /**
-   * Called instead of `onAssembled` when the scan worked on the changes from a remembered scan of
-   * commit `base`: the distinct blobs the commit gained and lost (a path each for those gained),
-   * the facts of both, and how many files it lists.
-   */
-  onChanged?: (changes: ScanChanges) => void;
 }
 
-/** What a scan that started from a remembered one changed (`ShardedScanOptions.onChanged`). */
+/**
+ * An index of a whole commit that the scan of the commit keeps up to date (the search index). The
+ * scan hands it what it already has, so the index lists and looks up nothing twice.
+ */
+export interface CommitIndexStep {
+  /**
+   * The commit's blobs, as soon as they are known, before anything is looked up or read (a git
+   * tree's, before the walk: a few more than the walk keeps, those of ignored files): the index can
+   * start its own look-ups of them meanwhile (the search index's segments: 150–250 ms of a kernel
+   * re-scan, now beside the walk, the facts' look-up and the shards). Not called by a scan that
+   * updates a remembered one: it never lists the whole commit.
+   */
+  listed?(blobs: ReadonlySet<string>): void;
+  /** After a scan of the whole commit: every listed file with its blob, and the facts of all the commit's blobs. */
+  assembled(snapshot: Snapshot, commit: { files: readonly BlobPath[]; facts: ReadonlyMap<string, FileMeasure> }, signal: AbortSignal): Promise<void>;
+  /** After a scan that updated the remembered scan of commit `changes.base`. */
+  changed(snapshot: Snapshot, changes: ScanChanges, signal: AbortSignal): Promise<void>;
+}
+
+/** What a scan that started from a remembered one changed (`CommitIndexStep.changed`). */
 export interface ScanChanges {
   base: string;
   gained: BlobPath[];
@@ -99,8 +103,7 @@ export async function shardedScan(snapshot: Snapshot, options: ShardedScanOption
   options.signal.throwIfAborted();
   options.onProgress?.({ stage: 'listing', done: 0 });
   const remembering = rememberingOf(snapshot, options);
-  // A caller that needs every file once assembled (`onAssembled`) gets the changes instead only if it asked for them.
-  if (remembering && snapshot.changesSince && (!options.onAssembled || options.onChanged)) {
+  if (remembering && snapshot.changesSince) {
     const changes = await snapshot.changesSince(options.signal);
     const base = changes && (await remembering.memory.take(remembering.repository, changes.base, remembering.settings, options.derive));
     if (changes && base) {
@@ -123,7 +126,7 @@ async function fullScan(snapshot: Snapshot, options: ShardedScanOptions, started
   // after the scan starts its own look-ups (a kernel re-scan's walk and listing, ~150 ms, no
   // longer come before them).
   const treeBlobs = snapshot.treeBlobs && new Set(snapshot.treeBlobs());
-  if (treeBlobs) options.onListed?.(treeBlobs);
+  if (treeBlobs) for (const step of options.indexes ?? []) step.listed?.(treeBlobs);
   const early = treeBlobs && store.lookup([...treeBlobs]);
   early?.catch(() => undefined); // awaited below
   snapshot.prepareListedBlobs?.(signal);
@@ -146,7 +149,7 @@ async function fullScan(snapshot: Snapshot, options: ShardedScanOptions, started
   const paths = listing.files;
   const blobs: Array<string | undefined> = (await snapshot.listedBlobs?.(paths)) ?? new Array<string | undefined>(paths.length).fill(undefined);
   const listedBlobs = setOf(blobs);
-  if (!treeBlobs) options.onListed?.(listedBlobs);
+  if (!treeBlobs) for (const step of options.indexes ?? []) step.listed?.(listedBlobs);
   const known = early ? await early : await store.lookup([...listedBlobs]);
   const underived = options.derive ? await options.derive.missing(pathsOf(paths, blobs, (blob) => known.has(blob))) : new Set<string>();
 
@@ -185,11 +188,13 @@ async function fullScan(snapshot: Snapshot, options: ShardedScanOptions, started
   const totals = totalsOf({ files: zip(paths, blobs), facts, largestFiles: options.largestFiles });
   const result = totals.result(snapshot.root, listing.skipped, Math.round(performance.now() - started));
   // Every listed file with its blob, made once for both consumers (78k pairs on a kernel).
-  const files = options.onAssembled || options.derive?.summarize ? pathsOf(paths, blobs, () => true) : [];
-  options.onAssembled?.(files, facts);
+  const files = options.indexes?.length || options.derive?.summarize ? pathsOf(paths, blobs, () => true) : [];
   const derived = options.derive?.summarize ? await options.derive.summarize(snapshot, files, signal) : undefined;
   const remembering = rememberingOf(snapshot, options);
   await remembering?.memory.keep(remembering.repository, { commit: snapshot.source.commit, settings: remembering.settings, totals, skipped: listing.skipped, listed: paths.length, blobs: allBlobs.size, derived });
+  // The indexes of the commit last: a scan's result names a commit whose indexes are complete.
+  // No progress event: the bar is full, and a new stage must not count it down again.
+  for (const step of options.indexes ?? []) await step.assembled(snapshot, { files, facts }, signal);
   return {
     ...result,
     ...derived?.result(),
@@ -239,10 +244,10 @@ async function rescan(snapshot: Snapshot, options: ShardedScanOptions, changes: 
   for (const file of added) totals.add(file.path, factsOf(file.blob, facts));
   const skipped = addSkipped(addSkipped(base.skipped, changes.skipped.before, -1), changes.skipped.after, 1);
   const result = totals.result(snapshot.root, skipped, Math.round(performance.now() - started));
-  options.onChanged?.({ base: changes.base, gained, lost, facts, files: listed });
   await base.derived?.update(snapshot, { added, removed }, signal);
   const remembering = rememberingOf(snapshot, options);
   await remembering?.memory.keep(remembering.repository, { ...base, commit: snapshot.source.commit, skipped, listed, blobs: distinctBlobs });
+  for (const step of options.indexes ?? []) await step.changed(snapshot, { base: changes.base, gained, lost, facts, files: listed }, signal);
   return {
     ...result,
     ...base.derived?.result(),
@@ -280,7 +285,7 @@ async function readShards(toRead: ShardFile[], total: number, options: ShardedSc
       stage: 'reading',
       done: skippedFiles + doneSum,
       total,
-      message: `indexing ${number(skippedFiles + doneSum)} / ${number(total)} files · ${Math.max(1, workersSeen.size)} worker${workersSeen.size > 1 ? 's' : ''}`,
+      message: `indexing ${formatCount(skippedFiles + doneSum)} / ${formatCount(total)} files · ${Math.max(1, workersSeen.size)} worker${workersSeen.size > 1 ? 's' : ''}`,
     });
   };
   report(true);

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { QuarryError, type ErrorKind } from '@quarry/contracts/errors';
+import type { ThreadDerivation } from './blob-derivation';
 import type { BlobFactStore } from './blob-facts';
 import { workerId } from './in-process-executor';
 import type { ShardTask } from './plan';
@@ -90,6 +91,11 @@ class ShardThreadPool {
     // (its semi-spaces are otherwise 16 MB) keeps two threads from adding ~60 MB to a path scan.
     const thread = new Worker(this.entry, { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
     thread.unref();
+    // Unref'd before it is online, a thread is ref'd again as it comes up (Node 20): a warmed
+    // thread that never got a shard (a one-shard scan) then kept the process from exiting.
+    thread.once('online', () => {
+      if ((this.busy.get(thread) ?? 0) <= 0) thread.unref();
+    });
     this.threads.push(thread);
     thread.on('message', (message: FromThread) => this.listeners.get(message.id)?.(thread, message));
     const drop = (error: Error) => {
@@ -121,6 +127,8 @@ export class ThreadShardExecutor implements ShardExecutor {
     private readonly threads = Math.max(1, Math.min(os.availableParallelism(), MAX_SHARD_THREADS)),
     private readonly worker = workerId(),
     private readonly entry = threadEntry(),
+    /** Per-blob work the threads run on their shards' blobs, their rows stored through it. */
+    private readonly derivation?: ThreadDerivation,
   ) {}
 
   /**
@@ -171,15 +179,16 @@ export class ThreadShardExecutor implements ShardExecutor {
         const task = tasks[next++];
         const id = shared.listen(onMessage);
         running.set(id, { thread, task, writes: [] });
-        thread.postMessage({ type: 'shard', id, files: task.files, source: this.source, provider: this.provider, worker: this.worker } satisfies ToThread);
+        thread.postMessage({ type: 'shard', id, files: task.files, source: this.source, provider: this.provider, worker: this.worker, derive: derivation?.spec } satisfies ToThread);
       };
       function onMessage(thread: Worker, message: FromThread): void {
         const shard = running.get(message.id);
         if (settled || !shard) return;
         const { task, writes } = shard;
         if (message.type === 'progress') options.onProgress(task.index, message.done, worker);
-        else if (message.type === 'record') {
-          const write = store.record(message.facts);
+        else if (message.type === 'record' || message.type === 'derived') {
+          // Derived rows are awaited with the facts, but only facts count as the shard's `processed`.
+          const write = message.type === 'record' ? store.record(message.facts) : derivation!.accept(message.rows).then(() => 0);
           write.catch((error: unknown) => settle(error));
           writes.push(write);
         } else if (message.type === 'done') {
@@ -198,7 +207,7 @@ export class ThreadShardExecutor implements ShardExecutor {
           settle(kind ? new QuarryError(kind as ErrorKind, text, { suggestion, permanent }) : new Error(text));
         }
       }
-      const { store, worker } = this;
+      const { store, worker, derivation } = this;
       const onLost = (error: Error) => settle(error);
       const threads = shared.acquire(count, onLost);
       for (const thread of threads) handOut(thread);

@@ -68,6 +68,31 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ QUARRY_LLM_BASE_URL: 'not a url', QUARRY_LLM_MODEL: 'm' })).toThrow(/QUARRY_LLM_BASE_URL/);
   });
 
+  it("reads retrieval's optional layers: off by default, the embeddings endpoint and the rerank when set", () => {
+    expect(loadConfig({})).toMatchObject({ embeddings: undefined, context: { rerankTop: 0, semanticFiles: 100, embeddingsBudgetMs: 20_000 } });
+    const config = loadConfig({
+      QUARRY_EMBEDDINGS_BASE_URL: 'http://127.0.0.1:8080/v1',
+      QUARRY_EMBEDDINGS_MODEL: 'bge-small',
+      QUARRY_LLM_BASE_URL: 'http://127.0.0.1:11434/v1',
+      QUARRY_LLM_MODEL: 'qwen2.5-coder',
+      QUARRY_CONTEXT_RERANK_TOP: '15',
+      QUARRY_CONTEXT_SEMANTIC_FILES: '200',
+      QUARRY_EMBEDDINGS_BUDGET_MS: '5000',
+    });
+    expect(config.embeddings).toMatchObject({ baseUrl: 'http://127.0.0.1:8080/v1', model: 'bge-small' });
+    expect(config.context).toEqual({ rerankTop: 15, semanticFiles: 200, embeddingsBudgetMs: 5000 });
+  });
+
+  it.each([
+    [{ QUARRY_EMBEDDINGS_BASE_URL: 'http://127.0.0.1:8080/v1' }, /QUARRY_EMBEDDINGS_MODEL/],
+    [{ QUARRY_CONTEXT_RERANK_TOP: '10' }, /QUARRY_CONTEXT_RERANK_TOP: a rerank asks the chat model, and QUARRY_LLM_BASE_URL is not set/],
+    [{ QUARRY_CONTEXT_RERANK_TOP: '500', QUARRY_LLM_BASE_URL: 'http://h/v1', QUARRY_LLM_MODEL: 'm' }, /QUARRY_CONTEXT_RERANK_TOP/],
+    [{ QUARRY_CONTEXT_SEMANTIC_FILES: '0' }, /QUARRY_CONTEXT_SEMANTIC_FILES/],
+  ])("refuses retrieval's layers set wrong: %p", (env, message) => {
+    expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(ConfigError);
+    expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(message);
+  });
+
   it('knows loopback hosts', () => {
     expect(isLoopbackHost('127.0.0.1')).toBe(true);
     expect(isLoopbackHost('::1')).toBe(true);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 // The settings module alone: importing the library's index would load the openai client into every process.
-import { LlmConfigError, LlmSettings, llmSettingsFromEnv } from '@quarry/llm/settings';
+import { embeddingSettingsFromEnv, LlmConfigError, LlmSettings, llmSettingsFromEnv, type EmbeddingSettings } from '@quarry/llm/settings';
 import { BUILT_KINDS, JOB_KINDS, JobKind } from '@quarry/contracts';
 
 const flag = z
@@ -42,6 +42,9 @@ const envSchema = z.object({
   QUARRY_FETCH_RATE_PER_SECOND: z.coerce.number().positive().max(1_000).default(5),
   QUARRY_FETCH_DOMAIN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   QUARRY_DETECTION_MODE: z.enum(['full', 'static', 'llm-only']).default('full'),
+  QUARRY_CONTEXT_RERANK_TOP: z.coerce.number().int().min(0).max(50).default(0),
+  QUARRY_CONTEXT_SEMANTIC_FILES: z.coerce.number().int().min(1).max(5_000).default(100),
+  QUARRY_EMBEDDINGS_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
   QUARRY_ALLOW_SECRET_FILES: flag.default(false),
   QUARRY_MAX_FILE_BYTES: z.coerce.number().int().min(1_024).max(100 * 1024 * 1024).default(1024 * 1024),
   QUARRY_SEARCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
@@ -91,6 +94,17 @@ export interface QuarryConfig {
   llm: LlmSettings | undefined;
   /** Stack detection mode when a request names none (QUARRY_DETECTION_MODE); full without an LLM runs static. */
   detectionMode: 'full' | 'static' | 'llm-only';
+  /** The OpenAI-compatible embeddings endpoint (QUARRY_EMBEDDINGS_*), or undefined: retrieval's semantic layer is then off. */
+  embeddings: EmbeddingSettings | undefined;
+  /** Retrieval's optional layers. */
+  context: {
+    /** Spans the chat model (QUARRY_LLM_*) reranks (QUARRY_CONTEXT_RERANK_TOP); 0 = no rerank. */
+    rerankTop: number;
+    /** The lexical ranking's first files whose chunks the semantic layer embeds and fuses (QUARRY_CONTEXT_SEMANTIC_FILES). */
+    semanticFiles: number;
+    /** How long one query may spend embedding chunks not embedded before (QUARRY_EMBEDDINGS_BUDGET_MS); past it, lexical ranking and a warning. */
+    embeddingsBudgetMs: number;
+  };
   /**
    * Where pack jobs write their documents and the gateway serves them from (QUARRY_ARTIFACT_DIR,
    * default `.quarry/artifacts` under the working directory): workers and gateway must share it.
@@ -171,6 +185,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     batchMaxJobs: e.QUARRY_BATCH_MAX_JOBS,
     llm: parseLlm(env),
     detectionMode: e.QUARRY_DETECTION_MODE,
+    embeddings: parseEmbeddings(env),
+    context: { rerankTop: parseRerankTop(e.QUARRY_CONTEXT_RERANK_TOP, env), semanticFiles: e.QUARRY_CONTEXT_SEMANTIC_FILES, embeddingsBudgetMs: e.QUARRY_EMBEDDINGS_BUDGET_MS },
     files: {
       allowSecrets: e.QUARRY_ALLOW_SECRET_FILES,
       maxFileBytes: e.QUARRY_MAX_FILE_BYTES,
@@ -212,6 +228,23 @@ function parseLlm(env: NodeJS.ProcessEnv): LlmSettings | undefined {
     if (error instanceof LlmConfigError) throw new ConfigError(error.message);
     throw error;
   }
+}
+
+function parseEmbeddings(env: NodeJS.ProcessEnv): EmbeddingSettings | undefined {
+  try {
+    return embeddingSettingsFromEnv(env);
+  } catch (error) {
+    if (error instanceof LlmConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
+/** A rerank asks the chat model: asking for one without a chat model configured is a mistake to say at boot. */
+function parseRerankTop(top: number, env: NodeJS.ProcessEnv): number {
+  if (top > 0 && !env.QUARRY_LLM_BASE_URL?.trim()) {
+    throw new ConfigError('QUARRY_CONTEXT_RERANK_TOP: a rerank asks the chat model, and QUARRY_LLM_BASE_URL is not set (set it and QUARRY_LLM_MODEL, or leave the rerank off with 0)');
+  }
+  return top;
 }
 
 /**

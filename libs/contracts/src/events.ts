@@ -12,7 +12,11 @@ export function jobRoom(jobId: string): string {
 
 /** What the server sends. Every payload names its job, so one socket can watch many. */
 export interface ServerToClientEvents {
-  /** Sent once per subscribe, before any live event: the job as Postgres has it, plus its history. */
+  /**
+   * Sent once per subscribe, before any live event: the job as Postgres has it, plus its history.
+   * A finished job's snapshot is the subscriber's outcome: no terminal event follows it, and an
+   * unfinished one is followed by exactly one (another only when the job is retried).
+   */
   'job.snapshot': (payload: { job: JobView; history: JobEventView[] }) => void;
   'job.progress': (payload: { jobId: string; progress: JobProgress }) => void;
   'job.status': (payload: { jobId: string; status: JobStatus; attempts?: number; error?: QuarryErrorBody }) => void;

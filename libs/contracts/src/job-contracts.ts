@@ -12,6 +12,7 @@ import {
   mentionsResultSchema,
 } from './kinds-planned';
 import { mapInputSchema, mapResultSchema, packInputSchema, packResultSchema, symbolsInputSchema, symbolsResultSchema } from './code-index';
+import { contextInputSchema, contextResultSchema } from './context';
 
 /** The input and result schema of every kind: the one table gateway, worker and clients share. */
 export const JOB_CONTRACTS = {
@@ -23,6 +24,7 @@ export const JOB_CONTRACTS = {
   symbols: { input: symbolsInputSchema, result: symbolsResultSchema },
   map: { input: mapInputSchema, result: mapResultSchema },
   pack: { input: packInputSchema, result: packResultSchema },
+  context: { input: contextInputSchema, result: contextResultSchema },
 } as const satisfies Record<JobKind, { input: z.ZodType; result: z.ZodType }>;
 
 export type JobInput<K extends JobKind> = z.infer<(typeof JOB_CONTRACTS)[K]['input']>;

@@ -1,5 +1,5 @@
 /** Every job kind Quarry knows. The queue of each kind is named after it. */
-export const JOB_KINDS = ['scan', 'detect', 'mentions', 'fetch', 'interpret', 'symbols', 'map', 'pack'] as const;
+export const JOB_KINDS = ['scan', 'detect', 'mentions', 'fetch', 'interpret', 'symbols', 'map', 'pack', 'context'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /**

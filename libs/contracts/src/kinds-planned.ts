@@ -62,6 +62,10 @@ export const mentionsResultSchema = z.object({
       redactions: z.number().int().optional(),
       /** @symbol: definitions of the name found (the block shows the best 5 with their code). */
       definitions: z.number().int().optional(),
+      /** @refs: uses of the definition found (the block lists the first 200, grouped by file). */
+      references: z.number().int().optional(),
+      /** @codebase / @context: ranked spans whose code the block shows. */
+      spans: z.number().int().optional(),
       error: errorEntry.optional(),
     }),
   ),
@@ -74,6 +78,10 @@ export const mentionsResultSchema = z.object({
     urls: z.number().int(),
     /** @symbol: mentions loaded. */
     symbols: z.number().int().optional(),
+    /** @refs: mentions loaded. */
+    references: z.number().int().optional(),
+    /** @codebase / @context: mentions loaded (absent when the prompt has none). */
+    contexts: z.number().int().optional(),
     bytes: z.number().int(),
     estimatedTokens: z.number().int(),
     /** Credentials redacted across every loaded file. */

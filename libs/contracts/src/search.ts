@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MIN_ANSWER_TOKENS, pageSchema } from './answer';
 import { sourceInputSchema } from './source';
 
 /*
@@ -27,8 +28,12 @@ export const searchInputSchema = z.object({
   /** Hits returned with their text; every match is counted regardless. */
   maxResults: z.number().int().min(0).max(10_000).default(50),
   contextLines: z.number().int().min(0).max(20).default(0),
-  /** Every matching file with its count, as `rg -c` prints them. */
+  /** Every matching file with its count, as `rg -c` prints them (not cut to maxTokens: ask for it knowingly). */
   counts: z.boolean().default(false),
+  /** The answer's size cap in o200k tokens (default 8,000; more counts as 24,000): the hits are cut to it, and nextCursor gives the rest. */
+  maxTokens: z.number().int().min(MIN_ANSWER_TOKENS).optional(),
+  /** nextCursor of the previous answer: the hits after it, for the same request. */
+  cursor: z.string().min(1).max(2_048).optional(),
 }).refine((input) => (input.root === undefined) !== (input.source === undefined), {
   message: 'give exactly one of root and source ({"git": url, "ref"?} or {"path": dir})',
   path: ['root'],
@@ -73,6 +78,10 @@ export const searchAnswerSchema = z.object({
   /** With `counts`: every matching file and its count, by path. */
   counts: z.array(z.object({ path: z.string(), count: z.number().int() })).optional(),
   elapsedMs: z.number(),
+  /** Which hits this answer holds (1-based) and its size: see `maxTokens`. */
+  page: pageSchema.optional(),
+  /** Send it back as `cursor` (the same request otherwise) for the hits that follow. */
+  nextCursor: z.string().optional(),
 });
 
 export type SearchInput = z.input<typeof searchInputSchema>;

@@ -34,11 +34,14 @@ export const readFileResultSchema = z.object({
   endLine: z.number().int(),
   /** Lines in the whole file, when known (a range streamed out of a very large file does not count them). */
   totalLines: z.number().int().optional(),
-  lines: z.array(z.object({ number: z.number().int(), text: z.string() })),
+  /** A line longer than a page holds is split: each part names the 1-based column it starts at. */
+  lines: z.array(z.object({ number: z.number().int(), text: z.string(), column: z.number().int().optional() })),
   /** More lines follow `endLine` that were not returned (the range was cut at READ_FILE_MAX_LINES). */
   truncated: z.boolean(),
   /** Credentials replaced by `[REDACTED …]` in the returned lines. */
   redactions: z.number().int(),
+  /** The file's content identity (`t:` a hash of its text; `s:` of its size and times, for a file over the size cap; `commit` for a git URL's). */
+  version: z.string().optional(),
 });
 
 export const listDirectoryInputSchema = withRepository({

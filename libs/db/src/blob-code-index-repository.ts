@@ -1,4 +1,4 @@
-import { decodeBlobIndex, encodeBlobIndex, blobIndexKey, briefOf, type BlobIndex, type BlobIndexBrief, type BlobIndexKey, type BlobIndexStore, type StoredBlobIndex, type TokenEncoding } from '@quarry/code-index';
+import { decodeBlobIndex, blobIndexKey, encodedRowOf, type BlobIndex, type BlobIndexBrief, type BlobIndexKey, type BlobIndexStore, type EncodedBlobIndex, type StoredBlobIndex, type TokenEncoding } from '@quarry/code-index';
 import type { Pool } from 'pg';
 import type { PrismaClient } from './prisma-client';
 import { RecentMemory } from './recent-memory';
@@ -68,14 +68,18 @@ export class BlobCodeIndexRepository implements BlobIndexStore {
 
   /** Insert-or-keep: a row is a function of its key, so the first one stays and a repeat is a no-op. */
   async record(rows: readonly StoredBlobIndex[]): Promise<number> {
+    return this.recordEncoded(rows.map(encodedRowOf));
+  }
+
+  async recordEncoded(rows: readonly EncodedBlobIndex[]): Promise<number> {
     let added = 0;
     for (let start = 0; start < rows.length; start += WRITE_SLICE) {
       const slice = rows.slice(start, start + WRITE_SLICE);
-      const briefs = slice.map((row) => briefOf(row.index));
+      const briefs = slice.map((row) => row.brief);
       const columns = [
         slice.map((row) => row.blob),
         slice.map((row) => row.variant),
-        slice.map((row) => row.index.encoding),
+        slice.map((row) => row.encoding),
         briefs.map((brief) => brief.binary),
         briefs.map((brief) => brief.bytes),
         briefs.map((brief) => brief.tokens),
@@ -83,13 +87,13 @@ export class BlobCodeIndexRepository implements BlobIndexStore {
         briefs.map((brief) => brief.secrets),
         briefs.map((brief) => brief.warnings),
         briefs.map((brief) => brief.symbols),
-        slice.map((row) => encodeBlobIndex(row.index)),
+        slice.map((row) => Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength)),
       ];
       const sql = `INSERT INTO blob_code_index (blob, variant, encoding, "binary", bytes, tokens, definitions, secrets, warnings, symbols, data)
         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::bigint[], $6::bigint[], $7::int[], $8::int[], $9::int[], $10::text[], $11::bytea[])
         ON CONFLICT (blob, variant, encoding) DO NOTHING`;
       added += this.pool ? ((await this.pool.query(sql, columns)).rowCount ?? 0) : await this.prisma.$executeRawUnsafe(sql, ...columns);
-      slice.forEach((row, index) => this.remembered.set(`${row.index.encoding}:${blobIndexKey(row.blob, row.variant)}`, briefs[index]));
+      slice.forEach((row, index) => this.remembered.set(`${row.encoding}:${blobIndexKey(row.blob, row.variant)}`, briefs[index]));
     }
     return added;
   }

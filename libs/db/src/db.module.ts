@@ -8,6 +8,7 @@ import { BlobFactRepository } from './blob-fact-repository';
 import { BlobCodeIndexRepository } from './blob-code-index-repository';
 import { SearchIndexRepository } from './search-index-repository';
 import { ScanStateRepository } from './scan-state-repository';
+import { ChunkEmbeddingRepository } from './chunk-embedding-repository';
 import type { Pool } from 'pg';
 import { createDatabase, type Database, type PrismaClient } from './prisma-client';
 
@@ -54,7 +55,8 @@ export class PrismaService implements OnApplicationShutdown {
     { provide: BlobCodeIndexRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new BlobCodeIndexRepository(prisma.client, prisma.pool) },
     { provide: SearchIndexRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new SearchIndexRepository(prisma.pool) },
     { provide: ScanStateRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new ScanStateRepository(prisma.pool) },
+    { provide: ChunkEmbeddingRepository, inject: [PrismaService], useFactory: (prisma: PrismaService) => new ChunkEmbeddingRepository(prisma.pool) },
   ],
-  exports: [PrismaService, JobRepository, ApiKeyRepository, FetchedDocumentRepository, LlmAnswerRepository, BlobFactRepository, BlobCodeIndexRepository, SearchIndexRepository, ScanStateRepository],
+  exports: [PrismaService, JobRepository, ApiKeyRepository, FetchedDocumentRepository, LlmAnswerRepository, BlobFactRepository, BlobCodeIndexRepository, SearchIndexRepository, ScanStateRepository, ChunkEmbeddingRepository],
 })
 export class DbModule {}

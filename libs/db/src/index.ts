@@ -12,3 +12,4 @@ export * from './scan-state-repository';
 export * from './job-write-batcher';
 export * from './group-commit';
 export * from './blob-code-index-repository';
+export * from './chunk-embedding-repository';

@@ -5,10 +5,11 @@ import {
   JobProgress,
   JobStatus,
   JobView,
-  QuarryError,
   QuarryErrorBody,
   ResolvedSourceBody,
   canTransition,
+  decodeJobCursor,
+  encodeJobCursor,
 } from '@quarry/contracts';
 import type { Pool } from 'pg';
 import type { Prisma, PrismaClient } from './prisma-client';
@@ -168,7 +169,7 @@ export class JobRepository {
     if (filter.status) where.status = filter.status;
     if (filter.ownerId !== undefined) where.ownerId = filter.ownerId;
     if (filter.cursor) {
-      const { createdAt, id } = decodeCursor(filter.cursor);
+      const { createdAt, id } = decodeJobCursor(filter.cursor);
       where.OR = [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: id } }];
     }
     const rows = await this.prisma.job.findMany({
@@ -180,7 +181,7 @@ export class JobRepository {
     const last = page[page.length - 1];
     return {
       items: page.map(toView),
-      nextCursor: rows.length > filter.limit && last ? encodeCursor(last.createdAt, last.id) : null,
+      nextCursor: rows.length > filter.limit && last ? encodeJobCursor(last.createdAt, last.id) : null,
     };
   }
 
@@ -315,19 +316,4 @@ function toView(row: JobRow): JobView {
     startedAt: row.startedAt?.toISOString() ?? null,
     finishedAt: row.finishedAt?.toISOString() ?? null,
   };
-}
-
-function encodeCursor(createdAt: Date, id: string): string {
-  return Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(at ?? '');
-  if (!id || !isUuid(id) || Number.isNaN(createdAt.getTime())) {
-    throw new QuarryError('cursor_invalid', 'The cursor is not one this server handed out.', {
-      suggestion: 'Use the nextCursor value from the previous page, or leave cursor out for the first page.',
-    });
-  }
-  return { createdAt, id };
 }

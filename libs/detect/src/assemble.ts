@@ -1,8 +1,7 @@
 import * as path from 'node:path';
 import type { z } from 'zod';
 import type { universalBuildSchema } from '@quarry/contracts';
-import type { Verdict, WorkspaceLayout, WorkspaceMember } from './model';
-import type { ServiceAnalysis } from './phases';
+import type { ServiceAnalysis, Verdict, WorkspaceLayout, WorkspaceMember } from './model';
 
 export type UniversalBuild = z.infer<typeof universalBuildSchema>;
 

@@ -1,7 +1,7 @@
 import { custom } from './ids';
 import type { BuildSystem, Language } from './model';
 import { buildRegistry } from './registry';
-import { scanRepository } from './scan';
+import { readManifestTree } from './scan';
 import { detectFixture, detectOne, removeFixtures, writeFixture } from './testing/fixture';
 
 afterAll(removeFixtures);
@@ -70,7 +70,7 @@ describe('scan bounds', () => {
       '.gitignore': 'generated/\n*.log\n',
       'src/app/page.tsx': '',
     });
-    const scan = await scanRepository(root);
+    const scan = await readManifestTree(root);
     expect(scan.directories).toEqual(['.', 'src', 'src/app']);
   });
 

@@ -7,7 +7,7 @@ import type { LlmAnswerCache } from '@quarry/llm';
 import { llmFallbacks } from './llm/llm-detectors';
 import { StackOracle, type StructuredCompleter } from './llm/stack-oracle';
 import { buildRegistry, type DetectionMode, type DetectorRegistry } from './registry';
-import { scanRepository, type RepoReader, type RepoScan } from './scan';
+import { readManifestTree, type RepoReader, type RepoScan } from './scan';
 
 export interface DetectOptions {
   /** Default 'full'; without LLM fallbacks registered, full runs static and says so in the warnings. */
@@ -39,7 +39,7 @@ export function registryFor(options: DetectOptions): DetectorRegistry {
  */
 export async function detectStack(root: string | RepoReader, options: DetectOptions = {}): Promise<UniversalBuild[]> {
   const registry = registryFor(options);
-  const scan = await scanRepository(root, options.signal);                          // phase 1: Scan
+  const scan = await readManifestTree(root, options.signal);                          // phase 1: Scan
   const layout = await findWorkspace(scan, registry);                               // phase 2: WorkspaceStructure
   const services = await serviceDirectories(scan, registry, layout);
   const facts = rootFacts(scan, layout, registry);                                  // phase 3: RootCache

@@ -7,10 +7,9 @@ export type {
   Answer, BuildPlan, BuildSystem, DetectedBy, Framework, FrameworkPlan, Language, Orchestrator, RootFacts, Runtime, RuntimePlan,
   ServiceContext, StackSoFar, Verdict, WorkspaceLayout, WorkspaceMember,
 } from './model';
-export { scanRepository, diskReader, PRUNED_DIRECTORIES, MAX_DEPTH, type RepoScan, type RepoReader, type DirectoryEntry } from './scan';
+export { readManifestTree, diskReader, PRUNED_DIRECTORIES, MAX_DEPTH, type RepoScan, type RepoReader, type DirectoryEntry } from './scan';
 export { SIDE_FOLDERS } from './phases';
 export { OVERRIDE_FILE } from './override';
 export { UNIVERSAL_BUILD_VERSION, type UniversalBuild } from './assemble';
 export { parseToml, type TomlTable, type TomlValue } from './toml';
-export { scanWithStack, withStack, type ScanWithStackOptions } from './scan-with-stack';
 export { detectRemembering, recordReads, readsTouched, type DetectionStates, type ReadSet, type TreeChanges } from './remembered-detection';

@@ -1,6 +1,6 @@
 import type { LanguageId } from './ids';
 import { directoryName, NO_ROOT_FACTS, serviceContext } from './context';
-import type { Answer, BuildPlan, FrameworkPlan, Language, RootFacts, RuntimePlan, ServiceContext, Verdict, WorkspaceLayout } from './model';
+import type { Answer, BuildPlan, FrameworkPlan, Language, RootFacts, RuntimePlan, ServiceAnalysis, ServiceContext, Verdict, WorkspaceLayout } from './model';
 import type { DetectorRegistry } from './registry';
 import { memberAt } from './assemble';
 import type { RepoScan } from './scan';
@@ -132,14 +132,7 @@ export function rootFacts(scan: RepoScan, layout: WorkspaceLayout | undefined, r
 
 // ── Phase 4: ServiceAnalysis ───────────────────────────────────────────────────────────────────
 
-export interface ServiceAnalysis {
-  service: ServiceContext;
-  name: string;
-  language: Verdict<LanguageId>;
-  build: Verdict<BuildPlan>;
-  framework?: Verdict<FrameworkPlan>;
-  runtime: Verdict<RuntimePlan>;
-}
+export type { ServiceAnalysis };
 
 export async function analyseService(service: ServiceContext, registry: DetectorRegistry): Promise<ServiceAnalysis> {
   const language = (await firstVerdict(registry.languages, (l) => l.detect(service))) ?? unknownLanguage();

@@ -1,27 +1,7 @@
-import type { BuildSystem, Framework, Language, Orchestrator, Runtime } from './model';
+import type { DetectionMode, DetectorRegistry, DetectorSet } from './model';
+
+export type { DetectionMode, DetectorRegistry, DetectorSet };
 import { STATIC_DETECTORS } from './detectors';
-
-export type DetectionMode = 'full' | 'static' | 'llm-only';
-
-/** Every implementation the phases iterate, in the order they are asked. */
-export interface DetectorRegistry {
-  readonly mode: DetectionMode;
-  readonly orchestrators: readonly Orchestrator[];
-  readonly languages: readonly Language[];
-  readonly buildSystems: readonly BuildSystem[];
-  readonly frameworks: readonly Framework[];
-  readonly runtimes: readonly Runtime[];
-  /**
-   * Languages asked while looking for service folders (every folder near the top). Only the
-   * deterministic ones: fallbacks are asked once per service that nothing else recognised, never
-   * once per folder.
-   */
-  readonly discoveryLanguages: readonly Language[];
-  /** Said once per result (e.g. "full mode without an LLM ran static only"). */
-  readonly warnings: readonly string[];
-}
-
-export type DetectorSet = Omit<DetectorRegistry, 'mode' | 'warnings' | 'discoveryLanguages'>;
 
 export interface RegistryOptions {
   mode?: DetectionMode;

@@ -73,7 +73,8 @@ export function diskReader(root: string): RepoReader {
   };
 }
 
-export async function scanRepository(rootOrReader: string | RepoReader, signal?: AbortSignal): Promise<RepoScan> {
+/** Phase 1 of detection: the directories near the top and their file names, manifests read on demand (see above). */
+export async function readManifestTree(rootOrReader: string | RepoReader, signal?: AbortSignal): Promise<RepoScan> {
   const reader = typeof rootOrReader === 'string' ? diskReader(rootOrReader) : rootOrReader;
   const files = new Map<string, string[]>();
   const ignored = await rootIgnoredNames(reader);

@@ -112,11 +112,11 @@ describe('RedisDomainLimiter across two processes', () => {
     // 40 grants at 20/s after a burst of 2 take at least (40 - 2) / 20 = 1.9 s.
     expect(elapsed).toBeGreaterThanOrEqual(1_800);
     expect(maxInWindow(times, 1_000)).toBeLessThanOrEqual(20 + 2 + 1);
-    // Both processes were served while the other was: one budget, shared.
-    const firstOf = (grants: Grant[]) => Math.min(...grants.map(([granted]) => granted));
-    const lastOf = (grants: Grant[]) => Math.max(...grants.map(([granted]) => granted));
-    expect(firstOf(theirs)).toBeLessThan(lastOf(mine));
-    expect(firstOf(mine)).toBeLessThan(lastOf(theirs));
+    // One budget, shared: with a budget each, both processes started at "go" would be done in
+    // about (20 - 2) / 20 = 0.9 s; the 1.8 s above is only reachable when they share one. (Who is
+    // served first is not promised: a process whose event loop is busy may get its grants last.)
+    expect(mine).toHaveLength(20);
+    expect(theirs).toHaveLength(20);
   });
 
   it('holds the concurrency cap: never more than 2 in flight across both processes', async () => {

@@ -89,9 +89,10 @@ export class RedisDomainLimiter implements DomainLimiter {
         id,
       ])) as [number, number];
       if (ok === 1) return this.holdLease(keys.slots, id);
-      // -1: every slot is taken; slots free up at unknown times, so poll (with jitter, so waiters
-      // in different processes do not ask in lockstep). Otherwise the script said when a token is due.
-      const wait = waitMs < 0 ? this.pollMs * (0.5 + Math.random()) : waitMs;
+      // -1: every slot is taken; slots free up at unknown times, so poll. Otherwise the script said
+      // when a token is due. Both waits get jitter: waiters told the same time would ask in lockstep,
+      // and the process with the shortest round trip would win every token.
+      const wait = waitMs < 0 ? this.pollMs * (0.5 + Math.random()) : waitMs + Math.random() * this.pollMs;
       await abortableSleep(wait, signal);
     }
   }

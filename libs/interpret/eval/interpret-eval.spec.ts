@@ -1,5 +1,5 @@
-import { BLIND_THREE_SET, CORPUS_SET, ORIGINAL_SET, ORIGINAL_TARGETS, RULE_TARGETS, runInterpretEval, type EvalReport, type RuleScore } from './run';
-import { heldOut } from './held-out';
+import { BLIND_THREE_SET, CODE_QUESTIONS_SET, CODE_QUESTION_TARGETS, CORPUS_SET, ORIGINAL_SET, ORIGINAL_TARGETS, QUESTION_CLASSES_SET, QUESTION_CLASS_TARGETS, RULE_TARGETS, runInterpretEval, type EvalReport, type RuleScore } from './run';
+import { heldOut, heldOutHalf } from './held-out';
 
 /** The eval as a gate: the rule fallback must keep its targets on the corpus's held-out part. */
 describe('interpret eval', () => {
@@ -48,6 +48,51 @@ describe('interpret eval', () => {
     expect(report.original.all.total).toBe(ORIGINAL_SET.queries.length);
     expect(report.original.all.toolAccuracy).toBeGreaterThanOrEqual(ORIGINAL_TARGETS.toolAccuracy);
     expect(report.original.all.argsAccuracy).toBeGreaterThanOrEqual(ORIGINAL_TARGETS.argsAccuracy);
+  });
+
+  it('has the issue 34 set: five classes, about half of each held out by the fixed rule', () => {
+    const families = new Map<string, { all: number; held: number }>();
+    for (const item of QUESTION_CLASSES_SET.queries) {
+      const entry = families.get(item.family ?? '') ?? { all: 0, held: 0 };
+      entry.all += 1;
+      if (item.heldout) entry.held += 1;
+      families.set(item.family ?? '', entry);
+    }
+    expect([...families.keys()].sort()).toEqual(['file contents', 'general knowledge', 'globs and file kinds', 'project kind', 'regex patterns']);
+    for (const { all, held } of families.values()) {
+      expect(all).toBeGreaterThanOrEqual(40);
+      expect(held / all).toBeGreaterThan(0.3);
+      expect(held / all).toBeLessThan(0.7);
+    }
+    expect(QUESTION_CLASSES_SET.queries.every((item) => item.heldout === heldOutHalf(item.query))).toBe(true);
+  });
+
+  it(`question classes held out: tool name ≥ ${QUESTION_CLASS_TARGETS.toolAccuracy * 100}%, exact arguments ≥ ${QUESTION_CLASS_TARGETS.argsAccuracy * 100}%; development at the corpus bar`, () => {
+    const { heldout, development } = report.questionClasses;
+    expect(heldout.toolAccuracy).toBeGreaterThanOrEqual(QUESTION_CLASS_TARGETS.toolAccuracy);
+    expect(heldout.argsAccuracy).toBeGreaterThanOrEqual(QUESTION_CLASS_TARGETS.argsAccuracy);
+    if (process.env.INTERPRET_EVAL_VERBOSE) console.log(missesOf(development));
+    expect(development.toolAccuracy).toBeGreaterThanOrEqual(RULE_TARGETS.toolAccuracy);
+    expect(development.argsAccuracy).toBeGreaterThanOrEqual(RULE_TARGETS.argsAccuracy);
+  });
+
+  it('has the issue 30 set: open questions about the code and their look-alikes, half held out by the fixed rule', () => {
+    const tools = new Set(CODE_QUESTIONS_SET.queries.map((item) => item.expect.tool ?? 'none'));
+    expect(tools.has('find_relevant_code') && tools.has('search') && tools.has('none')).toBe(true);
+    expect(CODE_QUESTIONS_SET.queries.filter((item) => item.expect.tool === 'find_relevant_code').length).toBeGreaterThanOrEqual(40);
+    const held = CODE_QUESTIONS_SET.queries.filter((item) => item.heldout).length;
+    expect(held / CODE_QUESTIONS_SET.queries.length).toBeGreaterThan(0.3);
+    expect(CODE_QUESTIONS_SET.queries.every((item) => item.heldout === heldOutHalf(item.query))).toBe(true);
+  });
+
+  it(`code questions held out: tool name ≥ ${CODE_QUESTION_TARGETS.toolAccuracy * 100}%, exact arguments ≥ ${CODE_QUESTION_TARGETS.argsAccuracy * 100}%`, () => {
+    const { heldout, development } = report.codeQuestions;
+    if (process.env.INTERPRET_EVAL_VERBOSE) console.log(missesOf(development));
+    expect(heldout.toolAccuracy).toBeGreaterThanOrEqual(CODE_QUESTION_TARGETS.toolAccuracy);
+    expect(heldout.argsAccuracy).toBeGreaterThanOrEqual(CODE_QUESTION_TARGETS.argsAccuracy);
+    // Every open question of the development half goes to retrieval, and no look-alike does.
+    const routed = development.misses.filter((miss) => miss.expected.tool === 'find_relevant_code' || miss.got.tools[0]?.name === 'find_relevant_code');
+    expect(routed).toEqual([]);
   });
 
   it('AI path: every scripted answer is scored and failures fall back to the rules', () => {

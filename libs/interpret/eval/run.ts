@@ -15,7 +15,9 @@ import corpusFile from './corpus.json';
 import blindFile from './blind.json';
 import blindTwoFile from './blind-2.json';
 import blindThreeFile from './blind-3.json';
-import { heldOut } from './held-out';
+import questionClassesFile from './question-classes.json';
+import codeQuestionsFile from './code-questions.json';
+import { heldOut, heldOutHalf } from './held-out';
 
 /**
  * The interpret eval: labelled queries against a fixture workspace, scored for the rule fallback
@@ -39,6 +41,8 @@ export interface LabelledQuery {
   heldout?: boolean;
   /** The corpus family the query belongs to. */
   family?: string;
+  /** question-classes.json: the round it was written in (1 when absent). */
+  round?: number;
 }
 
 /** A labelled set and the workspace its expected paths refer to. */
@@ -92,11 +96,24 @@ export interface EvalReport {
   blindTwo: RuleScore;
   /** Round 3 of the blind check: written after round 2 was tuned on, never tuned on. */
   blindThree: RuleScore;
+  /** Issue 34: five classes of questions, written before the fix; tuned on the development half only. */
+  questionClasses: RuleScore;
+  /** Issue 30: open questions about the code (→ find_relevant_code) and their look-alikes; tuned on the development half only. */
+  codeQuestions: RuleScore;
+  /** The same set by round: round 1 written before any change, rounds 2 and 3 each after the previous was tuned on. */
+  questionClassRounds: Array<{ round: number; score: RuleScore }>;
   ai: PathScore & { bySource: Record<string, number> };
 }
 
 /** Targets of the rule fallback on the corpus's held-out part (issue 17). */
 export const RULE_TARGETS = { toolAccuracy: 0.95, argsAccuracy: 0.88 } as const;
+/**
+ * The issue 34 set's held-out half, as a regression gate at what the fix reached (91.2% / 88.2%),
+ * below the corpus's tool target: measured honestly, these classes are not yet where the corpus is.
+ */
+export const QUESTION_CLASS_TARGETS = { toolAccuracy: 0.9, argsAccuracy: 0.86 } as const;
+/** The issue 30 set's held-out half, a gate below what the rule reached when the set was written (97.4%). */
+export const CODE_QUESTION_TARGETS = { toolAccuracy: 0.9, argsAccuracy: 0.9 } as const;
 /** The original set is a regression gate: it was tuned on, so its bar is its own. */
 export const ORIGINAL_TARGETS = { toolAccuracy: 0.95, argsAccuracy: 0.9 } as const;
 const AI_TIMEOUT_MS = 300;
@@ -116,6 +133,24 @@ export const CORPUS_SET: EvalSet = {
   name: 'corpus',
   workspace: (corpusFile as CorpusFile).workspace,
   queries: (corpusFile as CorpusFile).families.flatMap(({ family, queries }) => queries.map((item) => ({ ...item, family, heldout: heldOut(item.query) }))),
+};
+
+/** The issue 34 set: each query's class as its family, the held-out half by the fixed rule. */
+export const QUESTION_CLASSES_SET: EvalSet = {
+  name: 'question classes',
+  workspace: (corpusFile as CorpusFile).workspace,
+  queries: (questionClassesFile as { families: Array<{ family: string; queries: LabelledQuery[] }> }).families.flatMap(({ family, queries }) =>
+    queries.map((item) => ({ ...item, family, heldout: heldOutHalf(item.query) })),
+  ),
+};
+
+/** The issue 30 set: open questions about the code and look-alikes, the held-out half by the same fixed rule. */
+export const CODE_QUESTIONS_SET: EvalSet = {
+  name: 'code questions',
+  workspace: (corpusFile as CorpusFile).workspace,
+  queries: (codeQuestionsFile as { families: Array<{ family: string; queries: LabelledQuery[] }> }).families.flatMap(({ family, queries }) =>
+    queries.map((item) => ({ ...item, family, heldout: heldOutHalf(item.query) })),
+  ),
 };
 
 export function score(result: { plan: Plan; dropped: DroppedStep[] }, expect: Expectation): { tool: boolean; args: boolean } {
@@ -196,7 +231,8 @@ export function evaluateRules(root: string, view: FileListView, queries: readonl
 
 /** The AI path over the cassette's queries, each answer scripted on a real local HTTP server. */
 export async function evaluateAi(root: string, view: FileListView): Promise<EvalReport['ai']> {
-  const byQuery = new Map(LABELLED_QUERIES.map((item) => [item.query, item]));
+  // The original set's queries, and the issue 30 set's (their answers name no path, so the workspace does not matter).
+  const byQuery = new Map([...LABELLED_QUERIES, ...CODE_QUESTIONS_SET.queries].map((item) => [item.query, item]));
   const server = await FakeChatServer.start();
   const llm = new LlmClient({ baseUrl: server.baseUrl, model: 'scripted-eval-answers', timeoutMs: AI_TIMEOUT_MS, maxRetries: 1, retryBaseMs: 5 });
   const result = { ...emptyScore(), bySource: {} as Record<string, number> };
@@ -247,16 +283,22 @@ async function withWorkspace<T>(files: readonly string[], run: (root: string, vi
 }
 
 export async function runInterpretEval(): Promise<EvalReport> {
-  const [corpus, blind, blindTwo, blindThree] = await withWorkspace(CORPUS_SET.workspace, (root, view) => {
+  const rounds = [...new Set(QUESTION_CLASSES_SET.queries.map((item) => item.round ?? 1))].sort();
+  const [[corpus, blind, blindTwo, blindThree, questionClasses, codeQuestions], questionClassRounds] = await withWorkspace(CORPUS_SET.workspace, (root, view) => {
     // Warm the code paths once so the latency figures are of steady state, not of first compilation.
     evaluateRules(root, view, CORPUS_SET.queries.slice(0, 40));
-    return [CORPUS_SET, BLIND_SET, BLIND_TWO_SET, BLIND_THREE_SET].map((set) => evaluateRules(root, view, set.queries));
+    const sets = [CORPUS_SET, BLIND_SET, BLIND_TWO_SET, BLIND_THREE_SET, QUESTION_CLASSES_SET, CODE_QUESTIONS_SET].map((set) => evaluateRules(root, view, set.queries));
+    const byRound = rounds.map((round) => ({ round, score: evaluateRules(root, view, QUESTION_CLASSES_SET.queries.filter((item) => (item.round ?? 1) === round)) }));
+    return [sets, byRound] as const;
   });
   return withWorkspace(ORIGINAL_SET.workspace, async (root, view) => ({
     corpus,
     blind,
     blindTwo,
     blindThree,
+    questionClasses,
+    questionClassRounds,
+    codeQuestions,
     original: evaluateRules(root, view, ORIGINAL_SET.queries),
     ai: await evaluateAi(root, view),
   }));
@@ -266,7 +308,12 @@ export function meetsTargets(report: EvalReport): boolean {
   const { heldout } = report.corpus;
   const { all } = report.original;
   const blind = report.blindThree.all;
+  const classes = report.questionClasses.heldout;
   return (
+    report.codeQuestions.heldout.toolAccuracy >= CODE_QUESTION_TARGETS.toolAccuracy &&
+    report.codeQuestions.heldout.argsAccuracy >= CODE_QUESTION_TARGETS.argsAccuracy &&
+    classes.toolAccuracy >= QUESTION_CLASS_TARGETS.toolAccuracy &&
+    classes.argsAccuracy >= QUESTION_CLASS_TARGETS.argsAccuracy &&
     heldout.toolAccuracy >= RULE_TARGETS.toolAccuracy &&
     heldout.argsAccuracy >= RULE_TARGETS.argsAccuracy &&
     blind.toolAccuracy >= RULE_TARGETS.toolAccuracy &&
@@ -322,8 +369,16 @@ async function main(): Promise<void> {
   printPath('rule fallback on blind round 3 (written after round 2 was tuned on; never tuned on)', report.blindThree.all);
   if (showHeldout) printMisses(report.blindThree.all.misses);
   else if (report.blindThree.all.misses.length > 0) console.log(`  ${report.blindThree.all.misses.length} blind misses not shown (--show-heldout prints them)`);
+  printRules(`rule fallback on the issue 34 question classes (${QUESTION_CLASSES_SET.queries.length} queries, half held out)`, report.questionClasses, { showHeldout, byFamily: true });
+  for (const { round, score: byRound } of report.questionClassRounds) {
+    printPath(`    round ${round} development`, byRound.development);
+    printPath(`    round ${round} held out`, byRound.heldout);
+  }
+  printRules(`rule fallback on the issue 30 code questions (${CODE_QUESTIONS_SET.queries.length} queries, half held out)`, report.codeQuestions, { showHeldout, byFamily: true });
   printRules(`rule fallback on the original set (${ORIGINAL_SET.queries.length} queries)`, report.original, { showHeldout, byFamily: false });
-  console.log(`targets: corpus held out and blind round 3 tool name ≥ ${percent(RULE_TARGETS.toolAccuracy)}, exact arguments ≥ ${percent(RULE_TARGETS.argsAccuracy)}; original set ≥ ${percent(ORIGINAL_TARGETS.toolAccuracy)} / ${percent(ORIGINAL_TARGETS.argsAccuracy)}`);
+  console.log(
+    `targets: corpus held out and blind round 3 tool name ≥ ${percent(RULE_TARGETS.toolAccuracy)}, exact arguments ≥ ${percent(RULE_TARGETS.argsAccuracy)}; question classes held out ≥ ${percent(QUESTION_CLASS_TARGETS.toolAccuracy)} / ${percent(QUESTION_CLASS_TARGETS.argsAccuracy)}; code questions held out ≥ ${percent(CODE_QUESTION_TARGETS.toolAccuracy)} / ${percent(CODE_QUESTION_TARGETS.argsAccuracy)}; original set ≥ ${percent(ORIGINAL_TARGETS.toolAccuracy)} / ${percent(ORIGINAL_TARGETS.argsAccuracy)}`,
+  );
   printPath('AI path (scripted answers on FakeChatServer, not a live model)', report.ai);
   console.log(`  plans by source: ${Object.entries(report.ai.bySource).map(([source, count]) => `${source} ${count}`).join(', ')}`);
   printMisses(report.ai.misses);

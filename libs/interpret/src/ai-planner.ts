@@ -72,6 +72,7 @@ export function systemPrompt(request: Pick<AiPlanRequest, 'registry' | 'view' | 
     '- Use only paths that exist; if unsure of a file\'s location, use find_files.',
     '- recursive only when the user asks for everything under a directory, the whole tree or the project structure.',
     '- search for plain text (keep "." and "()" literal); grep only for regular expressions, anchors, or a file-type restriction (glob).',
+    '- Open questions about what this code does ("where is rate limiting handled?", "which code handles login retries?") go to find_relevant_code with the question as task; search and grep are for exact names, strings and patterns.',
     '- URLs go to fetch_url verbatim.',
     `- At most ${TOOL_CAPS.maxSteps} steps; max_results ≤ ${TOOL_CAPS.maxResults}; a read_file range spans ≤ ${TOOL_CAPS.readSpanLines} lines.`,
     '- How-to questions about tools or languages in general, and chit-chat, need no tools: needs_tools false, tools [].',

@@ -8,7 +8,7 @@ import { interpretQuery, type InterpretOptions } from './interpret';
 import type { ToolHost } from './executor';
 import { defaultToolRegistry } from './tools';
 
-const SLOTS = ['directory', 'recursive', 'pattern', 'hidden', 'max_results', 'path', 'start_line', 'end_line', 'query', 'glob', 'url'];
+const SLOTS = ['directory', 'recursive', 'pattern', 'hidden', 'max_results', 'path', 'start_line', 'end_line', 'query', 'glob', 'task', 'url'];
 /** A model answer in the strict shape: every argument slot present, unused ones null. */
 function aiStep(name: string, args: Record<string, unknown>, confidence = 0.9) {
   return { name, args: { ...Object.fromEntries(SLOTS.map((slot) => [slot, null])), ...args }, confidence };

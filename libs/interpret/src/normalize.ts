@@ -137,7 +137,8 @@ function normalizeStep(original: PlanStep, tool: ToolSpec, options: NormalizeOpt
       args[arg] = glob;
       continue;
     }
-    args[arg] = typeof value === 'string' && role !== 'number' && role !== 'flag' ? value.trim() : value;
+    // Text to look for keeps its spaces ("^use " is not "^use"); other strings are trimmed.
+    args[arg] = typeof value === 'string' && role !== 'number' && role !== 'flag' && (role !== 'text' || value.trim() === '') ? value.trim() : value;
   }
 
   applyCaps(args, notes);

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { defaultToolRegistry, READ_ONLY_TOOLS, requiredArgs, ToolRegistry } from './tools';
 
 describe('tool registry', () => {
-  it('holds the seven read-only tools of the issue', () => {
+  it('holds the read-only tools: the seven of issue 6 and find_relevant_code of issue 30', () => {
     const registry = defaultToolRegistry();
-    expect(registry.names()).toEqual(['list_files', 'find_files', 'read_file', 'search', 'grep', 'detect_stack', 'fetch_url']);
+    expect(registry.names()).toEqual(['list_files', 'find_files', 'read_file', 'search', 'grep', 'detect_stack', 'find_relevant_code', 'fetch_url']);
     expect(registry.list().every((tool) => tool.mutates === false)).toBe(true);
   });
 
@@ -17,6 +17,7 @@ describe('tool registry', () => {
       search: ['query'],
       grep: ['pattern'],
       detect_stack: ['directory'],
+      find_relevant_code: ['task'],
       fetch_url: ['url'],
     });
   });

@@ -85,6 +85,14 @@ export const READ_ONLY_TOOLS: readonly ToolSpec[] = [
     mutates: false,
   },
   {
+    name: 'find_relevant_code',
+    description:
+      'Rank the code an open question about this repository touches (task-aware retrieval over names, messages, text and the reference graph) and return the best files and definition-sized spans with their code: "where is rate limiting handled?", "which code handles login retries?", "how does the app authenticate users?". task = the question as asked. When the question names an exact identifier, string or file to find, search or find_files is better; questions about the world in general need no tools. max_results caps the files and spans listed.',
+    args: z.object({ task: z.string().min(1).max(4_000), max_results: maxResults.optional() }),
+    roles: { task: 'text', max_results: 'number' },
+    mutates: false,
+  },
+  {
     name: 'fetch_url',
     description: 'Fetch an http(s) URL the user gave, verbatim, and return its text.',
     args: z.object({ url: z.string().min(1).max(8_192) }),
@@ -148,7 +156,7 @@ function unwrapOptional(type: z.ZodType): z.ZodType {
   return type instanceof z.ZodOptional ? (type.unwrap() as z.ZodType) : type;
 }
 
-/** The registry of the seven read-only tools of issue 6 (a fresh one, so callers may add their own). */
+/** The registry of the read-only tools (issue 6's seven and issue 30's find_relevant_code; a fresh one, so callers may add their own). */
 export function defaultToolRegistry(): ToolRegistry {
   return new ToolRegistry(READ_ONLY_TOOLS);
 }

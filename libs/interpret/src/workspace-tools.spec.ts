@@ -2,6 +2,7 @@ import { realpath } from 'node:fs/promises';
 import { makeTempTree, removeTempTree } from '../../workspace/src/testing/temp-tree';
 import { interpretQuery } from './interpret';
 import { workspaceTools } from './workspace-tools';
+import { FileListView } from './workspace-view';
 
 /** Filters a query asks for reach the tools: from the words, through the plan, to what the tools return. */
 describe('workspace tools honour the filters of a plan', () => {
@@ -85,5 +86,29 @@ describe('workspace tools honour the filters of a plan', () => {
     const { step, output } = await ask('how big is docs/a.md');
     expect(step.args).toEqual({ directory: 'docs', pattern: 'a.md' });
     expect(output.entries).toEqual([expect.objectContaining({ path: 'docs/a.md', type: 'file', size: 9 })]);
+  });
+});
+
+describe('find_relevant_code', () => {
+  const unused = async () => {
+    throw new Error('not used');
+  };
+
+  it('passes the question and the limit to the retrieval the caller provides (10 listed by default)', async () => {
+    const requests: unknown[] = [];
+    const host = workspaceTools({ root: '/nowhere', detectStack: unused, fetchUrl: unused, findRelevantCode: async (request) => (requests.push(request), { files: [] }) });
+    const result = await interpretQuery({ query: 'which code handles login retries?', root: '/nowhere', ai: 'off', host, view: new FileListView([]) });
+    expect(result.results).toEqual([{ tool: 'find_relevant_code', ok: true, output: { files: [] } }]);
+    expect(requests).toEqual([{ task: 'which code handles login retries?', limit: 10 }]);
+    await host.find_relevant_code({ task: 'where are refunds computed?', max_results: 3 }, {});
+    expect(requests[1]).toEqual({ task: 'where are refunds computed?', limit: 3 });
+  });
+
+  it('fails as unavailable, with a way out, where no retrieval is provided', async () => {
+    const host = workspaceTools({ root: '/nowhere', detectStack: unused, fetchUrl: unused });
+    await expect(host.find_relevant_code({ task: 'where is rate limiting handled?' }, {})).rejects.toMatchObject({
+      kind: 'unavailable',
+      suggestion: expect.stringContaining('search for a name the code uses'),
+    });
   });
 });

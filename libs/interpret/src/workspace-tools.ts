@@ -17,13 +17,18 @@ export interface WorkspaceToolsOptions {
   detectStack: (absoluteDirectory: string, signal?: AbortSignal) => Promise<unknown>;
   /** A URL fetched through the SSRF guards: a child fetch job in the worker, SafeFetcher in the CLI. */
   fetchUrl: (url: string, signal?: AbortSignal) => Promise<unknown>;
+  /** Task-aware retrieval on this repository (the context job's use case); absent: find_relevant_code fails as unavailable. */
+  findRelevantCode?: (request: { task: string; limit: number }, signal?: AbortSignal) => Promise<unknown>;
 }
+
+/** Files and spans find_relevant_code lists when the plan names no max_results. */
+const RELEVANT_CODE_LISTED = 10;
 
 const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
 const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
 
 /**
- * The seven read-only tools over one workspace, through the same libraries as the mentions job:
+ * The read-only tools over one workspace, through the same libraries as the mentions job:
  * safe paths, capped and redacted reads, gitignore-aware listings, RE2 search in worker threads.
  * Arguments were validated and normalised (root-relative, capped) by the planner already.
  */
@@ -80,5 +85,13 @@ export function workspaceTools(options: WorkspaceToolsOptions): ToolHost {
       return options.detectStack(target.absolute, signal);
     },
     fetch_url: (args, { signal }) => options.fetchUrl(str(args.url) ?? '', signal),
+    find_relevant_code: async (args, { signal }) => {
+      if (!options.findRelevantCode) {
+        throw new QuarryError('unavailable', 'Ranking the code for a question needs task-aware retrieval, which this caller does not provide.', {
+          suggestion: 'Ask through the interpret job (quarry ask, the gateway or MCP), or search for a name the code uses.',
+        });
+      }
+      return options.findRelevantCode({ task: str(args.task) ?? '', limit: num(args.max_results) ?? RELEVANT_CODE_LISTED }, signal);
+    },
   };
 }

@@ -79,3 +79,25 @@ export function directoriesOf(view: WorkspaceView): readonly string[] {
 export function hasDirectoryNamed(view: WorkspaceView, name: string): boolean {
   return derivedOf(view).directoryNames.has(name.toLowerCase());
 }
+
+const fileNames = new WeakMap<WorkspaceView, { names: Set<string>; stems: Set<string> }>();
+
+function fileNamesOf(view: WorkspaceView): { names: Set<string>; stems: Set<string> } {
+  let entry = fileNames.get(view);
+  if (!entry) {
+    const names = new Set(view.files().map((file) => file.slice(file.lastIndexOf('/') + 1).toLowerCase()));
+    const stems = new Set([...names].map((name) => (name.indexOf('.', 1) > 0 ? name.slice(0, name.indexOf('.', 1)) : name)));
+    fileNames.set(view, (entry = { names, stems }));
+  }
+  return entry;
+}
+
+/** Whether some file anywhere in the view has this name, in any case (".editorconfig", "Cargo.lock"). */
+export function hasFileNamed(view: WorkspaceView, name: string): boolean {
+  return fileNamesOf(view).names.has(name.toLowerCase());
+}
+
+/** Whether some file's name up to its first dot is this word ("logger" for src/utils/logger.ts). */
+export function hasFileStem(view: WorkspaceView, word: string): boolean {
+  return fileNamesOf(view).stems.has(word.toLowerCase());
+}

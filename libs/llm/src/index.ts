@@ -4,6 +4,16 @@
  * retries, typed errors (`llm_unavailable`, `llm_invalid_output`). Test doubles live in ./testing.
  */
 export { LlmClient, type CompletionRequest, type Completion, type TokenUsage } from './llm-client';
+export { EmbeddingsClient } from './embeddings-client';
+export {
+  embeddingSettingsFromEnv,
+  parseEmbeddingSettings,
+  embeddingSettingsSchema,
+  DEFAULT_EMBEDDINGS_TIMEOUT_MS,
+  DEFAULT_EMBEDDINGS_BATCH,
+  type EmbeddingClientOptions,
+  type EmbeddingSettings,
+} from './settings';
 export {
   llmSettingsFromEnv,
   parseLlmSettings,

@@ -1,12 +1,11 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import { QuarryError } from '@quarry/contracts';
 import { parseLlmSettings, type LlmClientOptions, type LlmSettings } from './settings';
 import { clip, parseStructuredAnswer, toResponseSchema } from './structured-output';
-import { describeFailure, unavailable, type AttemptFailure } from './llm-errors';
-import { backoffMs } from './retry-policy';
+import { callWithPolicy, openAiSdk } from './call-policy';
+import { CHAT_ENDPOINT } from './llm-errors';
 
 export interface CompletionRequest<T> {
   system: string;
@@ -37,9 +36,6 @@ export interface Completion<T> {
 
 const SCHEMA_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** Marks an abort caused by our own deadline, as opposed to the caller's signal. */
-class DeadlineReached extends Error {}
-
 /**
  * One structured question to an OpenAI-compatible chat-completions server at a time. The `openai`
  * package does the HTTP; this class owns the policy around it: one deadline for the whole call
@@ -53,21 +49,7 @@ export class LlmClient {
 
   constructor(options: LlmClientOptions) {
     this.settings = parseLlmSettings(options);
-    const { baseUrl, apiKey } = this.settings;
-    this.sdk = new OpenAI({
-      baseURL: baseUrl,
-      // The SDK insists on a credential; without a key, a placeholder satisfies it and the
-      // Authorization header is then removed, so local servers see no bogus bearer token.
-      apiKey: apiKey ?? 'unused',
-      defaultHeaders: apiKey ? undefined : { Authorization: null },
-      // Explicit so that OPENAI_* variables in the environment never leak into Quarry's requests.
-      organization: null,
-      project: null,
-      adminAPIKey: null,
-      // Retries and timeouts are ours (one budget, Retry-After honoured within it), not the SDK's.
-      maxRetries: 0,
-      timeout: this.settings.timeoutMs,
-    });
+    this.sdk = openAiSdk(this.settings);
   }
 
   get model(): string {
@@ -78,44 +60,14 @@ export class LlmClient {
     if (!SCHEMA_NAME.test(request.schemaName)) {
       throw new TypeError(`schemaName "${request.schemaName}" must match ${SCHEMA_NAME} (OpenAI's rule for json_schema names)`);
     }
-    request.signal?.throwIfAborted();
-    const { timeoutMs, maxRetries, retryBaseMs } = this.settings;
-    const deadline = Date.now() + timeoutMs;
     const body = this.requestBody(request);
-
-    for (let attempt = 0; ; attempt += 1) {
-      let failure: AttemptFailure;
-      try {
-        const completion = await this.send(body, deadline, request.signal);
-        return this.read(completion, request, attempt + 1);
-      } catch (error) {
-        if (request.signal?.aborted) throw request.signal.reason;
-        if (error instanceof QuarryError) throw error;
-        if (error instanceof DeadlineReached) {
-          throw unavailable(`The LLM at ${this.settings.baseUrl} did not answer within ${timeoutMs} ms (${attempt + 1} attempt${attempt ? 's' : ''})`, error);
-        }
-        failure = describeFailure(error, this.settings.baseUrl, this.settings.model);
-      }
-      if (failure.error) throw failure.error;
-      const tried = `${attempt + 1} attempt${attempt ? 's' : ''}`;
-      if (!failure.retryable || attempt >= maxRetries) {
-        throw unavailable(`The LLM at ${this.settings.baseUrl} is unavailable after ${tried}: ${failure.reason}`, failure.cause);
-      }
-      const wait = backoffMs(failure.retryAfterMs, attempt, retryBaseMs);
-      // Waiting past the deadline only to give up then would waste the caller's time: give up now.
-      if (Date.now() + wait >= deadline) {
-        throw unavailable(
-          `The LLM at ${this.settings.baseUrl} is unavailable after ${tried}: ${failure.reason}; the next retry (in ${wait} ms) would pass the ${timeoutMs} ms budget`,
-          failure.cause,
-        );
-      }
-      try {
-        await sleep(wait, undefined, { signal: request.signal });
-      } catch (error) {
-        if (request.signal?.aborted) throw request.signal.reason;
-        throw error;
-      }
-    }
+    return callWithPolicy(
+      this.settings,
+      CHAT_ENDPOINT,
+      ({ signal, timeout }) => this.sdk.chat.completions.create(body, { signal, timeout, maxRetries: 0 }),
+      (completion, attempts) => this.read(completion, request, attempts),
+      request.signal,
+    );
   }
 
   private requestBody<T>(request: CompletionRequest<T>): ChatCompletionCreateParamsNonStreaming {
@@ -131,28 +83,6 @@ export class LlmClient {
         json_schema: { name: request.schemaName, strict: true, schema: toResponseSchema(request.schema) },
       },
     };
-  }
-
-  /** One HTTP request, aborted by the caller's signal or the call's deadline, whichever comes first. */
-  private async send(body: ChatCompletionCreateParamsNonStreaming, deadline: number, signal: AbortSignal | undefined): Promise<ChatCompletion> {
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) throw new DeadlineReached();
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DeadlineReached()), remaining);
-    const onAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      // Our timer is the deadline (it also covers a body that stalls after the headers); the SDK's
-      // own timeout is only a backstop, set later so that the two never race.
-      return await this.sdk.chat.completions.create(body, { signal: controller.signal, timeout: remaining + 1_000, maxRetries: 0 });
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      if (controller.signal.reason instanceof DeadlineReached || Date.now() >= deadline) throw new DeadlineReached();
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    }
   }
 
   /** A completion → the validated value; anything unusable is `llm_invalid_output`. */

@@ -19,7 +19,23 @@ export interface AttemptFailure {
   cause: unknown;
 }
 
-export function describeFailure(error: unknown, baseUrl: string, model: string): AttemptFailure {
+/** Which endpoint a failure is of, for its messages: the chat model (QUARRY_LLM_*) or the embeddings model (QUARRY_EMBEDDINGS_*). */
+export interface EndpointNames {
+  /** "LLM", "embeddings endpoint". */
+  service: string;
+  /** Prefix of its settings' environment variables. */
+  env: 'QUARRY_LLM' | 'QUARRY_EMBEDDINGS';
+  /** What a 400 most likely means for it. */
+  badRequest: string;
+}
+
+export const CHAT_ENDPOINT: EndpointNames = {
+  service: 'LLM',
+  env: 'QUARRY_LLM',
+  badRequest: 'The server may not support JSON-schema structured output (response_format: json_schema); check its version and the model.',
+};
+
+export function describeFailure(error: unknown, baseUrl: string, model: string, names: EndpointNames = CHAT_ENDPOINT): AttemptFailure {
   if (error instanceof APIConnectionTimeoutError) {
     return { retryable: true, reason: 'the request timed out', cause: error };
   }
@@ -38,9 +54,9 @@ export function describeFailure(error: unknown, baseUrl: string, model: string):
       retryable: false,
       reason,
       cause: error,
-      error: new QuarryError('llm_unavailable', `The LLM server at ${baseUrl} refused the request (${reason})`, {
+      error: new QuarryError('llm_unavailable', `The ${names.service} server at ${baseUrl} refused the request (${reason})`, {
         permanent: true,
-        suggestion: suggestionFor(status, model),
+        suggestion: suggestionFor(status, model, names),
         cause: error,
       }),
     };
@@ -50,10 +66,10 @@ export function describeFailure(error: unknown, baseUrl: string, model: string):
 }
 
 /** The transient `llm_unavailable` a caller sees once retries or time ran out. */
-export function unavailable(message: string, cause: unknown): QuarryError {
+export function unavailable(message: string, cause: unknown, names: EndpointNames = CHAT_ENDPOINT): QuarryError {
   return new QuarryError('llm_unavailable', message, {
     permanent: false,
-    suggestion: 'Check that the LLM server (QUARRY_LLM_BASE_URL) is running and reachable, or raise QUARRY_LLM_TIMEOUT_MS.',
+    suggestion: `Check that the ${names.service} server (${names.env}_BASE_URL) is running and reachable, or raise ${names.env}_TIMEOUT_MS.`,
     cause,
   });
 }
@@ -77,8 +93,8 @@ function serverMessage(error: APIError): string {
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
-function suggestionFor(status: number, model: string): string {
-  if (status === 401 || status === 403) return 'Check QUARRY_LLM_API_KEY.';
-  if (status === 404) return `Check QUARRY_LLM_BASE_URL (it usually ends in /v1) and that the server serves the model "${model}".`;
-  return 'The server may not support JSON-schema structured output (response_format: json_schema); check its version and the model.';
+function suggestionFor(status: number, model: string, names: EndpointNames): string {
+  if (status === 401 || status === 403) return `Check ${names.env}_API_KEY.`;
+  if (status === 404) return `Check ${names.env}_BASE_URL (it usually ends in /v1) and that the server serves the model "${model}".`;
+  return names.badRequest;
 }

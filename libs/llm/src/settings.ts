@@ -87,3 +87,69 @@ export function llmSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): LlmSet
     ENV_NAMES,
   );
 }
+
+// ── embeddings ─────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Where the embeddings model lives: any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI,
+ * Ollama, vLLM, TEI). Separate from the chat model (QUARRY_LLM_*): the two are rarely the same
+ * model, and often not the same server.
+ */
+export const DEFAULT_EMBEDDINGS_TIMEOUT_MS = 10_000;
+export const DEFAULT_EMBEDDINGS_BATCH = 64;
+
+export const embeddingSettingsSchema = llmSettingsSchema.pick({ baseUrl: true, model: true, apiKey: true, maxRetries: true, retryBaseMs: true }).extend({
+  /** The budget of one request (one batch), retries included. */
+  timeoutMs: z.number().int().min(1).max(600_000).default(DEFAULT_EMBEDDINGS_TIMEOUT_MS),
+  /** Asked of models that can shorten their vectors (OpenAI's text-embedding-3); absent: the model's own size. */
+  dimensions: z.number().int().min(1).max(16_384).optional(),
+  /** Texts per request. */
+  batchSize: z.number().int().min(1).max(2_048).default(DEFAULT_EMBEDDINGS_BATCH),
+});
+
+export type EmbeddingClientOptions = z.input<typeof embeddingSettingsSchema>;
+export type EmbeddingSettings = z.output<typeof embeddingSettingsSchema>;
+
+const EMBEDDINGS_ENV_NAMES = {
+  baseUrl: 'QUARRY_EMBEDDINGS_BASE_URL',
+  model: 'QUARRY_EMBEDDINGS_MODEL',
+  apiKey: 'QUARRY_EMBEDDINGS_API_KEY',
+  timeoutMs: 'QUARRY_EMBEDDINGS_TIMEOUT_MS',
+  dimensions: 'QUARRY_EMBEDDINGS_DIMENSIONS',
+  batchSize: 'QUARRY_EMBEDDINGS_BATCH',
+} as const;
+
+export function parseEmbeddingSettings(options: EmbeddingClientOptions, names: Partial<Record<keyof EmbeddingSettings, string>> = {}): EmbeddingSettings {
+  const parsed = embeddingSettingsSchema.safeParse(options);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${names[String(issue.path[0]) as keyof EmbeddingSettings] ?? String(issue.path[0] ?? '')}: ${issue.message}`);
+    throw new LlmConfigError(`Invalid embeddings configuration:\n  ${lines.join('\n  ')}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * The embeddings settings from the environment, or `undefined` when QUARRY_EMBEDDINGS_BASE_URL is
+ * unset or empty (the semantic layer is then off). Once a base URL is given the rest must be
+ * right: a model that silently never answers is worse than a boot error.
+ */
+export function embeddingSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): EmbeddingSettings | undefined {
+  const baseUrl = env[EMBEDDINGS_ENV_NAMES.baseUrl]?.trim();
+  if (!baseUrl) return undefined;
+  const number = (name: string) => {
+    const value = env[name]?.trim();
+    // Number('abc') is NaN, which the schema reports as "expected number" under the env name.
+    return value ? Number(value) : undefined;
+  };
+  return parseEmbeddingSettings(
+    {
+      baseUrl,
+      model: env[EMBEDDINGS_ENV_NAMES.model] ?? '',
+      apiKey: env[EMBEDDINGS_ENV_NAMES.apiKey]?.trim() || undefined,
+      timeoutMs: number(EMBEDDINGS_ENV_NAMES.timeoutMs),
+      dimensions: number(EMBEDDINGS_ENV_NAMES.dimensions),
+      batchSize: number(EMBEDDINGS_ENV_NAMES.batchSize),
+    },
+    EMBEDDINGS_ENV_NAMES,
+  );
+}

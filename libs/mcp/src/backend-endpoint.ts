@@ -6,9 +6,12 @@ import type { CallContext, McpEndpoint } from './endpoint';
 import { ProgressRelay } from './progress-relay';
 import { repositoryFields } from './repository-argument';
 import { jobUri, parseResourceUri } from './resource-uris';
-import { errorBodyOf, toolFailure, toolSuccess } from './tool-result';
+import { answerTokenBudget } from '@quarry/contracts';
+import { argumentsOf, callKey, decodeCursor } from './answer-cursor';
+import { fitPage, fitWhole, isPagedAnswer } from './paged-answer';
+import { errorBodyOf, toolFailure } from './tool-result';
 import { ToolTable } from './tool-table';
-import type { ToolSpec } from './tool-spec';
+import { answerSchema, type ToolSpec } from './tool-spec';
 
 /** JSON-RPC error code MCP gives "resource not found". */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -38,14 +41,24 @@ export class BackendEndpoint implements McpEndpoint {
     const progress = call.sendProgress && new ProgressRelay((notice) => void call.sendProgress?.(notice).catch(() => undefined));
     try {
       const spec = this.tools.get(name);
-      const parsed = parseArguments(spec, args);
-      const output = await spec.run(parsed, { backend: this.backend, signal: call.signal, progress });
+      // A cursor that carries its call's arguments continues with `{"cursor": …}` alone; any argument given too must be the same.
+      const given = spec.paged && typeof args.cursor === 'string' ? { ...argumentsOf(args.cursor, spec.name), ...args } : args;
+      const parsed = parseArguments(spec, given) as Record<string, unknown> & { maxTokens?: number; cursor?: string };
+      // Only a paged tool's maxTokens is the answer's (pack_repository's is the pack's own budget).
+      const maxTokens = answerTokenBudget(spec.paged ? parsed.maxTokens : undefined);
+      // The call's identity, the default repository named: a cursor continues the same call wherever it is passed.
+      const key = callKey('repository' in spec.input.shape && parsed.repository === undefined ? { ...parsed, repository: this.backend.defaultRepository } : parsed);
+      const cursor = spec.paged && parsed.cursor !== undefined ? decodeCursor(parsed.cursor, spec.name, key) : undefined;
+      const answer = await spec.run(parsed, { backend: this.backend, signal: call.signal, progress, maxTokens, cursor });
       // The last count reaches the client before the result does, whatever the interval says.
       progress?.finish();
+      const { cursor: _cursor, maxTokens: _maxTokens, ...callArguments } = given;
+      const context = { tool: spec.name, call: key, maxTokens, cursor, index: answer.index, args: callArguments };
+      const result = isPagedAnswer(answer) ? fitPage(answer, context) : fitWhole(answer, context);
       // Validated and stripped to the schema the client checks structuredContent against.
-      const structured = spec.output.safeParse(output.structured);
+      const structured = answerSchema(spec).safeParse(result.structuredContent);
       if (!structured.success) throw new Error(`${name} produced a result outside its output schema: ${structured.error.message}`);
-      return toolSuccess({ ...output, structured: structured.data as Record<string, unknown> });
+      return { ...result, structuredContent: structured.data as Record<string, unknown> };
     } catch (error) {
       if (!isQuarryError(error)) this.options.onInternalError?.(error, name);
       return toolFailure(errorBodyOf(error));

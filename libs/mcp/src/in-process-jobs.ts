@@ -15,7 +15,8 @@ import type { RunOptions } from './backend';
 /** Jobs kept for `quarry://jobs/{id}` in a process that runs them itself; the oldest are forgotten first. */
 export const KEPT_JOBS = 100;
 
-export type JobWork<K extends JobKind> = (input: JobInput<K>, signal: AbortSignal, onProgress: (progress: JobProgress) => void) => Promise<JobResult<K>>;
+/** One job's work: `id` is the job's id in this session (a pack's artifact is named by it). */
+export type JobWork<K extends JobKind> = (input: JobInput<K>, signal: AbortSignal, onProgress: (progress: JobProgress) => void, id: string) => Promise<JobResult<K>>;
 
 /**
  * The job bookkeeping of a process that runs jobs in-process (`quarry mcp` without a server):
@@ -50,7 +51,7 @@ export class InProcessJobs {
     };
     try {
       options.signal.throwIfAborted();
-      const result = await work(input, options.signal, onProgress);
+      const result = await work(input, options.signal, onProgress, job.id);
       this.finish(job, 'succeeded', { result });
       return { jobId: job.id, result };
     } catch (error) {

@@ -6,6 +6,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULT_ANSWER_TOKENS, MAX_ANSWER_TOKENS } from '@quarry/contracts';
 import type { CallContext, McpEndpoint } from './endpoint';
 import { JOB_URI_TEMPLATE, REPO_FILE_URI_TEMPLATE } from './resource-uris';
 import { ToolTable } from './tool-table';
@@ -68,9 +69,11 @@ function instructions(defaultRepository: string | undefined): string {
     ? `Tools that read a repository take "repository" (an absolute path); without it they use ${defaultRepository}.`
     : 'Tools that read a repository take "repository", the absolute path of the repository.';
   return [
-    'Quarry gives repository context: read files with line numbers, list, find and search them, detect the tech stack, scan a whole repository, expand @-mentions into an augmented prompt, fetch URLs safely, and answer plain-language questions.',
+    'Quarry gives repository context: read files with line numbers, list, find and search them, navigate code (references, definitions, callers and callees, the impact of a change and the tests to run), detect the tech stack, scan a whole repository, expand @-mentions into an augmented prompt, fetch URLs safely, and answer plain-language questions.',
     repository,
     'Paths inside a repository are relative to its root. Failures come back as tool errors whose text is {"kind", "message", "suggestion"}: follow the suggestion.',
-    'Each job-backed call (scan_repository, detect_stack, expand_mentions, fetch_url, ask) links its job as a quarry://jobs/{id} resource.',
+    `Answers fit maxTokens (default ${DEFAULT_ANSWER_TOKENS}, at most ${MAX_ANSWER_TOKENS}): a longer one is cut at a line and gives structuredContent.nextCursor; call the same tool with the same arguments and "cursor" for the rest.`,
+    'structuredContent.index names the commit read, the files edited since it (seen at once) and how much of the index is built.',
+    'Each job-backed call links its job as a quarry://jobs/{id} resource. More tools: start the server with --toolsets all (or /mcp?toolsets=all).',
   ].join(' ');
 }

@@ -10,14 +10,14 @@ export const repositoryArgument = z
   .min(1)
   .max(4096)
   .optional()
-  .describe('The repository: an absolute path of a directory, or an https:// git URL. Leave it out to use the server\'s default repository.');
+  .describe('Absolute path or git URL (default: the server\'s).');
 
 export const refArgument = z
   .string()
   .min(1)
   .max(256)
   .optional()
-  .describe('For a git URL: the branch, tag or commit to read (default: the remote\'s default branch).');
+  .describe('Git ref, for a URL.');
 
 /** The job input fields naming `repository` (and `ref`): a git source for a URL, else `root`. */
 export function repositoryFields(repository: string, ref: string | undefined): { root: string } | { source: { git: string; ref?: string } } {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import {
   QuarryError,
@@ -9,7 +10,7 @@ import {
 } from '@quarry/contracts';
 import { searchWorkspace, type SearchFunction } from '@quarry/search';
 import { sourceOf, type Snapshot, type SnapshotProvider } from '@quarry/snapshot';
-import { FileCache, findFiles, isInside, listDirectory, readWorkspaceFile, type WorkspaceFile } from '@quarry/workspace';
+import { DEFAULT_MAX_ENTRIES, FileCache, findFiles, isInside, listDirectory, readWorkspaceFile, resolveInsideRoot, type WorkspaceFile } from '@quarry/workspace';
 
 export interface WorkspaceOperationsOptions {
   /** The real path of a repository the caller may read, or a typed error (path_outside_root, root_not_found…). */
@@ -28,9 +29,36 @@ export interface WorkspaceOperationsOptions {
    * one (@quarry/search-index's snapshotSearch), else every file is read.
    */
   searcherFor?: (snapshot: Snapshot, signal: AbortSignal) => Promise<SearchFunction>;
+  /**
+   * How a local directory (a real path `resolveRoot` admitted) is searched: through its HEAD's
+   * trigram index with the working tree's edits read beside it, once that index is built
+   * (@quarry/search-index's CheckoutIndexes); undefined: every file is read.
+   */
+  localSearcherFor?: (root: string, signal: AbortSignal) => Promise<SearchFunction | undefined>;
 }
 
-type Operation<T extends WorkspaceToolName> = (root: string, input: WorkspaceToolInput<T>, signal: AbortSignal, search?: SearchFunction) => Promise<WorkspaceToolResult<T>>;
+/** How a call reads beyond its contract: what paging needs. */
+export interface WorkspaceReadOptions {
+  /**
+   * For the listing tools (search_text, find_files, list_directory): return at least this many
+   * items from the first, past the input's maxResults cap, so that a page deep in the list can
+   * be cut from them (and the items before it checked unchanged).
+   */
+  atLeast?: number;
+}
+
+/** A workspace operation's result, with what the answer says of how it was read. */
+export type WorkspaceAnswer<T extends WorkspaceToolName> = WorkspaceToolResult<T> & {
+  /** search_text: the commit's trigram index answered (otherwise every file in scope was read). */
+  indexed?: boolean;
+};
+
+type Operation<T extends WorkspaceToolName> = (
+  root: string,
+  input: WorkspaceToolInput<T>,
+  signal: AbortSignal,
+  options: WorkspaceReadOptions & { search?: SearchFunction; commit?: string },
+) => Promise<WorkspaceAnswer<T>>;
 
 /**
  * The four read-only workspace operations over the workspace and search libraries: safe paths,
@@ -44,14 +72,15 @@ export class WorkspaceOperations {
     this.cache = options.fileCache ?? new FileCache();
   }
 
-  async run<T extends WorkspaceToolName>(name: T, rawInput: WorkspaceToolInput<T>, signal: AbortSignal): Promise<WorkspaceToolResult<T>> {
+  async run<T extends WorkspaceToolName>(name: T, rawInput: WorkspaceToolInput<T>, signal: AbortSignal, options: WorkspaceReadOptions = {}): Promise<WorkspaceAnswer<T>> {
     const parsed = WORKSPACE_TOOL_CONTRACTS[name].input.parse(rawInput) as WorkspaceToolInput<T>;
     signal.throwIfAborted();
     const operation = this.operations[name] as Operation<T>;
     const source = sourceOf(parsed);
     if ('path' in source) {
       const root = await this.options.resolveRoot(source.path);
-      return operation(root, withRelativePaths(parsed, [source.path, root]), signal);
+      const search = name === 'search_text' ? await this.options.localSearcherFor?.(root, signal) : undefined;
+      return operation(root, withRelativePaths(parsed, [source.path, root]), signal, search ? { ...options, search } : options);
     }
     // A git URL: its ref pinned to a commit now, and read from that commit's working tree in the
     // cache, as the mentions and interpret jobs read one.
@@ -63,35 +92,35 @@ export class WorkspaceOperations {
     const snapshot = await snapshots.open(pinned, signal);
     try {
       const [root, search] = await Promise.all([snapshot.workingTree(signal), name === 'search_text' ? this.options.searcherFor?.(snapshot, signal) : undefined]);
-      return { ...(await operation(root, withRelativePaths(parsed, [root]), signal, search)), commit: pinned.commit };
+      return { ...(await operation(root, withRelativePaths(parsed, [root]), signal, { ...options, search, commit: pinned.commit })), commit: pinned.commit } as WorkspaceAnswer<T>;
     } finally {
       snapshot.close();
     }
   }
 
   private readonly operations: { [T in WorkspaceToolName]: Operation<T> } = {
-    read_file: (root, input) => this.readFile(root, input),
-    list_directory: async (root, input, signal) => {
-      const listing = await listDirectory(root, input.path, { recursive: input.recursive, pattern: input.pattern, allowSecrets: this.options.allowSecrets, signal });
+    read_file: (root, input, _signal, { commit }) => this.readFile(root, input, commit),
+    list_directory: async (root, input, signal, { atLeast }) => {
+      const listing = await listDirectory(root, input.path, { recursive: input.recursive, pattern: input.pattern, allowSecrets: this.options.allowSecrets, signal, ...(atLeast ? { maxEntries: Math.max(atLeast, DEFAULT_MAX_ENTRIES) } : {}) });
       return { path: listing.path, entries: listing.entries, truncated: listing.truncated, totalEntries: listing.totalEntries };
     },
-    find_files: (root, input, signal) =>
-      findFiles(root, { pattern: input.pattern, directory: input.directory, maxResults: input.maxResults, allowSecrets: this.options.allowSecrets, signal }),
-    search_text: async (root, input, signal, search) => {
+    find_files: (root, input, signal, { atLeast }) =>
+      findFiles(root, { pattern: input.pattern, directory: input.directory, maxResults: Math.max(input.maxResults, atLeast ?? 0), allowSecrets: this.options.allowSecrets, signal }),
+    search_text: async (root, input, signal, { search, atLeast }) => {
       const result: Awaited<ReturnType<SearchFunction>> = await (search ?? searchWorkspace)({
         root,
         mode: input.regex ? 'regex' : 'literal',
         pattern: input.pattern,
         directory: input.directory === '.' ? undefined : input.directory,
         glob: input.glob,
-        maxMatches: input.maxResults,
+        maxMatches: Math.max(input.maxResults, atLeast ?? 0),
         contextLines: input.contextLines,
         timeoutMs: this.options.searchTimeoutMs,
         signal,
       });
       // The tool's result contract: the library's newer fields (ignoreCase, fileCounts) stay out of it.
-      const { elapsedMs: _elapsed, ignoreCase: _ignoreCase, fileCounts: _fileCounts, indexed: _indexed, ...rest } = result;
-      return { ...rest, matches: result.matches.map(({ path, line, column, text, before, after }) => ({ path, line, column, text, before, after })) };
+      const { elapsedMs: _elapsed, ignoreCase: _ignoreCase, fileCounts: _fileCounts, indexed, ...rest } = result;
+      return { ...rest, matches: result.matches.map(({ path, line, column, text, before, after }) => ({ path, line, column, text, before, after })), indexed: indexed ?? false };
     },
   };
 
@@ -100,7 +129,7 @@ export class WorkspaceOperations {
    * empty file is an empty answer, not an error); a file over the size cap, or an explicit
    * range, is read as a range (streamed out of files over the cap).
    */
-  private async readFile(root: string, input: WorkspaceToolInput<'read_file'>): Promise<WorkspaceToolResult<'read_file'>> {
+  private async readFile(root: string, input: WorkspaceToolInput<'read_file'>, commit: string | undefined): Promise<WorkspaceToolResult<'read_file'>> {
     const start = input.startLine ?? 1;
     if (input.endLine !== undefined && input.endLine < start) {
       throw new QuarryError('range_invalid', `endLine ${input.endLine} is before startLine ${start}.`, { suggestion: 'Give endLine ≥ startLine, or leave it out to read from startLine on.' });
@@ -116,6 +145,13 @@ export class WorkspaceOperations {
       });
       // Longer than one answer: read the first lines as a range, so counts (redactions) cover only them.
       if (file && file.lines > READ_FILE_MAX_LINES) file = undefined;
+    }
+    // The content's identity: the hash of the whole text when it was loaded whole (or is cached),
+    // a commit's file is that commit's, and one over the size cap is named by its stat.
+    let version = commit === undefined ? undefined : 'commit';
+    if (version === undefined) {
+      const whole = file ?? (await readWorkspaceFile(root, input.path, options).catch(() => undefined));
+      version = whole ? `t:${shortHash(whole.sha256)}` : await statVersion(root, input.path);
     }
     file ??= await readWorkspaceFile(root, input.path, { ...options, range: { start, end } });
     const lines = splitLines(file.text).slice(0, end - start + 1);
@@ -133,8 +169,25 @@ export class WorkspaceOperations {
       lines: lines.map((text, index) => ({ number: start + index, text })),
       truncated,
       redactions: file.redactions,
+      ...(version ? { version } : {}),
     };
   }
+}
+
+/** A file's identity from its stat, for one too large to hash on every page: any write moves its mtime or ctime. */
+async function statVersion(root: string, userPath: string): Promise<string | undefined> {
+  try {
+    const resolved = await resolveInsideRoot(root, userPath);
+    const { size, mtimeMs, ctimeMs, ino } = resolved.stats;
+    return `s:${shortHash(`${size}:${mtimeMs}:${ctimeMs}:${ino}`)}`;
+  } catch {
+    return undefined; // the read that follows reports what is wrong with the path
+  }
+}
+
+/** 96 bits of a hash, in 16 characters: what a cursor carries of a version. */
+function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, 16);
 }
 
 /** The arguments that name a file or directory inside the repository. */

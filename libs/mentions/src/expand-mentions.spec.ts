@@ -114,7 +114,7 @@ describe('expandMentions', () => {
   it('a directory is listed, gitignore-aware, with sizes', async () => {
     const result = await expand('What is in @src/ and @./?');
     expect(result.mentions[0]).toMatchObject({ kind: 'directory', status: 'loaded' });
-    expect(result.augmentedPrompt).toMatch(/app\.ts {2}\(\d+\.\d KB\)/);
+    expect(result.augmentedPrompt).toMatch(/app\.ts {2}\(\d+(\.\d)? (B|KiB)\)/);
     expect(result.augmentedPrompt).not.toContain('secret-todo.ts');
   });
 

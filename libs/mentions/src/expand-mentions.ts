@@ -1,5 +1,6 @@
+import { formatBytes } from '@quarry/contracts/format';
 import type { z } from 'zod';
-import type { mentionsResultSchema } from '@quarry/contracts';
+import { CONTEXT_DEFAULT_TOKENS, type mentionsResultSchema } from '@quarry/contracts';
 import { augmentPrompt, DEFAULT_MAX_BYTES } from './augment';
 import { loadMentions, type LoadedMention, type LoadOptions } from './load/load-mentions';
 import { parseMentions, type MentionSyntaxError, type ParsedMention } from './parse';
@@ -20,13 +21,15 @@ export interface ExpandRequest {
  */
 export async function expandMentions(request: ExpandRequest, options: LoadOptions): Promise<MentionsResult> {
   const parsed = parseMentions(request.prompt);
-  const loaded = await loadMentions(parsed.mentions, options);
+  const maxBytes = request.maxBytes ?? DEFAULT_MAX_BYTES;
+  const contextTokens = options.contextTokens ?? contextTokensFor(request.prompt, parsed.mentions, maxBytes);
+  const loaded = await loadMentions(parsed.mentions, { ...options, prompt: request.prompt, ...(contextTokens === undefined ? {} : { contextTokens }) });
   const augmented = augmentPrompt({
     prompt: request.prompt,
     mentions: parsed.mentions,
     outcomes: loaded.map((entry) => entry.outcome),
     syntaxErrors: parsed.errors,
-    maxBytes: request.maxBytes ?? DEFAULT_MAX_BYTES,
+    maxBytes,
   });
 
   const entries = parsed.mentions.map((mention, index) => entryFor(mention, loaded[index], augmented.perMention[index]));
@@ -42,6 +45,8 @@ export async function expandMentions(request: ExpandRequest, options: LoadOption
       matches: sum(loaded.map((entry) => entry.matches ?? 0)),
       urls: loaded.filter((entry) => entry.kind === 'url' && entry.outcome.status === 'loaded').length,
       symbols: loaded.filter((entry) => entry.kind === 'symbol' && entry.outcome.status === 'loaded').length,
+      references: loaded.filter((entry) => entry.kind === 'refs' && entry.outcome.status === 'loaded').length,
+      ...(loaded.some((entry) => entry.kind === 'context') ? { contexts: loaded.filter((entry) => entry.kind === 'context' && entry.outcome.status === 'loaded').length } : {}),
       bytes: augmented.bytes,
       estimatedTokens: augmented.estimatedTokens,
       redactions: sum(loaded.map((entry) => entry.redactions ?? 0)),
@@ -65,7 +70,23 @@ function entryFor(mention: ParsedMention, loaded: LoadedMention, contribution: {
     ...(loaded.matches === undefined ? {} : { matches: loaded.matches }),
     ...(loaded.redactions ? { redactions: loaded.redactions } : {}),
     ...(loaded.definitions === undefined ? {} : { definitions: loaded.definitions }),
+    ...(loaded.references === undefined ? {} : { references: loaded.references }),
+    ...(loaded.spans === undefined ? {} : { spans: loaded.spans }),
   };
+}
+
+/** Bytes of code per o200k token, on the low side, so a context mention's code rarely outgrows its share (and a cut keeps the best spans). */
+const CODE_BYTES_PER_TOKEN = 4;
+
+/**
+ * The tokens each @codebase / @context: mention may fill: its even share of the byte budget the
+ * prompt leaves, at most retrieval's default. Two mentions of one task share one block.
+ */
+function contextTokensFor(prompt: string, mentions: readonly ParsedMention[], maxBytes: number): number | undefined {
+  const tasks = new Set(mentions.flatMap((mention) => (mention.kind === 'context' ? [mention.task ?? '\0the prompt'] : [])));
+  if (tasks.size === 0) return undefined;
+  const room = maxBytes - Buffer.byteLength(prompt);
+  return Math.max(1, Math.min(CONTEXT_DEFAULT_TOKENS, Math.floor(room / tasks.size / CODE_BYTES_PER_TOKEN)));
 }
 
 function syntaxEntry(error: MentionSyntaxError): MentionEntry {
@@ -133,11 +154,11 @@ function describeLoaded(entry: MentionEntry): string {
       return `${entry.kind} ${entry.matches ?? 0} match${entry.matches === 1 ? '' : 'es'}`;
     case 'symbol':
       return `${target} (${entry.definitions ?? 0} definition${entry.definitions === 1 ? '' : 's'})`;
+    case 'refs':
+      return `${target} (${entry.references ?? 0} use${entry.references === 1 ? '' : 's'})`;
+    case 'context':
+      return `${entry.raw} (${entry.spans ?? 0} span${entry.spans === 1 ? '' : 's'})`;
     default:
-      return `${target} (${formatKb(entry.bytes ?? 0)})`;
+      return `${target} (${formatBytes(entry.bytes ?? 0)})`;
   }
-}
-
-function formatKb(bytes: number): string {
-  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
 }

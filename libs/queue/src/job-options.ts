@@ -18,6 +18,7 @@ export const JOB_OPTIONS: Record<JobKind, JobsOptions> = {
   symbols: { attempts: 2, backoff: { type: 'exponential', delay: 1_000, jitter: 0.5 } },
   map: { attempts: 2, backoff: { type: 'exponential', delay: 1_000, jitter: 0.5 } },
   pack: { attempts: 2, backoff: { type: 'exponential', delay: 2_000, jitter: 0.5 } },
+  context: { attempts: 2, backoff: { type: 'exponential', delay: 1_000, jitter: 0.5 } },
 };
 
 /** The one place a job's BullMQ options are derived: its id is the Postgres row id. */

@@ -56,6 +56,14 @@ function formatOutput(tool: string, output: unknown): string {
       return Array.isArray(output) ? formatServices(output as JobResult<'detect'>) : JSON.stringify(output, null, 2);
     case 'fetch_url':
       return `${value.finalUrl ?? ''}\n${value.text ?? ''}`.trim();
+    case 'find_relevant_code':
+      if (!Array.isArray(value.files)) return JSON.stringify(output, null, 2);
+      return [
+        ...value.files.map((file: { path: string; signals: string[] }, index: number) => `${index + 1}. ${file.path}  (${file.signals.join(', ')})`),
+        ...(value.warnings ?? []).map((warning: string) => `note: ${warning}`),
+        '',
+        String(value.context ?? '').replace(/\n+$/, ''),
+      ].join('\n');
     default:
       return JSON.stringify(output, null, 2);
   }

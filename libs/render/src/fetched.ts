@@ -1,5 +1,5 @@
 import type { JobResult } from '@quarry/contracts';
-import { humanBytes } from './numbers';
+import { formatBytes, formatCount } from '@quarry/contracts/format';
 
 type FetchResult = JobResult<'fetch'>;
 
@@ -7,7 +7,7 @@ type FetchResult = JobResult<'fetch'>;
 export function formatFetched(result: FetchResult): string {
   const lines = [
     result.title ? `# ${result.title}` : undefined,
-    `${result.finalUrl}  (${result.status}, ${result.contentType}, ${humanBytes(result.bytes)}${result.truncated ? ', truncated' : ''}${result.fromCache ? ', from cache' : ''})`,
+    `${result.finalUrl}  (${result.status}, ${result.contentType}, ${formatBytes(result.bytes)}${result.truncated ? ', truncated' : ''}${result.fromCache ? ', from cache' : ''})`,
     result.redirects.length ? `redirected: ${[result.url, ...result.redirects].join(' → ')}` : undefined,
     '',
     result.text,

@@ -1,7 +1,7 @@
-import { StateMemory, type ScanChanges, type ScanStateStore } from '@quarry/blob-scan';
-import type { SearchFunction } from '@quarry/search';
+import { answerSearch, type SearchFunction } from '@quarry/search';
+import type { SearchAnswer, SearchInput } from '@quarry/contracts';
 import type { FileMeasure } from '@quarry/workspace';
-import { blobId, type Snapshot } from '@quarry/snapshot';
+import { blobId, type Snapshot, type SnapshotProvider } from '@quarry/snapshot';
 import { searchIndexed } from './indexed-search';
 import { IndexedCommit, type CommitFile } from './indexed-commit';
 import type { SegmentReader } from './segment';
@@ -52,7 +52,7 @@ export class IndexBuild {
   readonly saved = new Map<string, string>();
 
   constructor(
-    private readonly snapshot: Snapshot,
+    private readonly snapshot: Pick<Snapshot, 'readFile'>,
     private readonly files: readonly IndexFile[],
     private readonly store: SearchIndexStore,
     private readonly options: IndexBuildOptions = {},
@@ -246,7 +246,7 @@ async function buildUncovered(snapshot: Snapshot, store: SearchIndexStore, files
 }
 
 /** The manifest of a commit's state, saved last (unless one is saved already), so a manifest always names complete segments. */
-async function saveManifest(store: SearchIndexStore, existing: CommitManifest | undefined, state: CommitIndexState, options: Pick<IndexCommitOptions, 'onIndexed'>): Promise<CommitManifest> {
+export async function saveManifest(store: SearchIndexStore, existing: CommitManifest | undefined, state: CommitIndexState, options: Pick<IndexCommitOptions, 'onIndexed'>): Promise<CommitManifest> {
   const segments = [...state.blobsPerSegment.keys()].sort();
   const manifest: CommitManifest = existing ?? {
     commit: state.commit,
@@ -346,53 +346,91 @@ export async function snapshotSearch(
   return { root, search: (request, options) => searchIndexed(request, commit, options), indexed: commit !== undefined };
 }
 
-/** What a scan tells the search index about a commit: its files and facts, or what changed since a remembered scan. */
-export interface ScannedCommit {
-  /** Every listed file and the facts of their blobs (a scan that listed the whole commit). */
-  assembled?: { files: readonly CommitFile[]; facts: ReadonlyMap<string, FileMeasure> };
-  /** What changed since the remembered scan of commit `base` (a scan that worked on the changes). */
-  changed?: ScanChanges;
-  /** The store's segments of the commit's blobs, looked up while the scan ran. */
-  segmentsBefore?: Promise<Map<string, string>>;
+/**
+ * `POST /v1/search` and `quarry search` of a git URL: its ref pinned to a commit now, the commit
+ * opened from `provider`'s cache, its working tree searched through the commit's index when a
+ * scan built one (else read cold, with the same answer), the snapshot closed after.
+ */
+export async function answerSourceSearch(
+  provider: Pick<SnapshotProvider, 'resolve' | 'open'>,
+  source: { git: string; ref?: string },
+  input: SearchInput,
+  options: { commits?: IndexedCommits; timeoutMs?: number; signal?: AbortSignal },
+): Promise<SearchAnswer> {
+  const pinned = await provider.resolve(source, options.signal);
+  const snapshot = await provider.open(pinned, options.signal);
+  try {
+    const { root, search } = await snapshotSearch(snapshot, options.commits, options.signal);
+    return { ...(await answerSearch(root, input, { timeoutMs: options.timeoutMs, signal: options.signal, search })), commit: pinned.commit };
+  } finally {
+    snapshot.close();
+  }
 }
 
 /**
- * The search index of each commit a worker scans, written after the scan: from the changed blobs
- * alone (`indexCommitChanges`) when the scan worked on the changes from a remembered commit whose
- * index is remembered too, else from the scan's listing and facts (`indexCommit`).
+ * Where the search index keeps each commit's state for the next commit's scan (blob-scan's
+ * StateMemory: this process's memory, and Postgres for every worker).
+ */
+export interface IndexStates {
+  take<T>(key: { repository: string; kind: string; commit: string }, decode: (json: unknown) => T | undefined): Promise<T | undefined>;
+  keep<T>(key: { repository: string; kind: string; commit: string }, state: T, encode: (state: T) => unknown): Promise<void>;
+}
+
+/** What changed since the remembered scan of commit `base`, as the scan that updated it knows it. */
+export interface ScannedChanges {
+  base: string;
+  /** Distinct blobs the commit gained, a path each. */
+  gained: readonly CommitFile[];
+  /** Distinct blobs it no longer has. */
+  lost: readonly string[];
+  /** The facts of both. */
+  facts: ReadonlyMap<string, FileMeasure>;
+  /** The commit's listed files. */
+  files: number;
+}
+
+/**
+ * The search index of each commit a worker scans, written as the scan's last step (the scan's
+ * `CommitIndexStep`): from the changed blobs alone (`indexCommitChanges`) when the scan worked on
+ * the changes from a remembered commit whose index is remembered too, else from the scan's listing
+ * and facts (`indexCommit`). A directory changes under the index, so only commits are indexed.
  */
 export class ScanIndexing {
-  private readonly states: StateMemory;
-
-  /** `states`: where the commits' index states are kept for every worker (else in this worker's memory only); `version` as StateMemory's. */
   constructor(
     private readonly store: SearchIndexStore,
-    states?: ScanStateStore,
-    options: { version?: string } = {},
-  ) {
-    this.states = new StateMemory(states, options);
+    private readonly states: IndexStates,
+  ) {}
+
+  /** The step of one scan of a commit of `repository`: it starts the look-up of the commit's segments as soon as the scan lists its blobs. */
+  forCommit(repository: string) {
+    let segmentsBefore: Promise<Map<string, string>> | undefined;
+    return {
+      listed: (blobs: ReadonlySet<string>) => {
+        segmentsBefore = this.store.segmentsOf([...blobs]);
+        segmentsBefore.catch(() => undefined); // awaited by indexCommit
+      },
+      assembled: async (snapshot: Snapshot, commit: { files: readonly CommitFile[]; facts: ReadonlyMap<string, FileMeasure> }, signal: AbortSignal) => {
+        // The scan's own listing and facts: nothing is listed, looked up or measured twice.
+        await this.remembering(repository, (onIndexed) =>
+          indexCommit(snapshot, this.store, { signal, files: commit.files, textBytes: async (blobs) => textBytesAmong(blobs, commit.facts), segmentsBefore, onIndexed }),
+        );
+      },
+      changed: async (snapshot: Snapshot, changes: ScannedChanges, signal: AbortSignal) => {
+        const base = await this.states.take({ repository, kind: INDEX_STATE, commit: changes.base }, decodeIndexState);
+        await this.remembering(repository, (onIndexed) => {
+          if (!base) return indexCommit(snapshot, this.store, { signal, onIndexed });
+          const { gained, lost, facts, files } = changes;
+          const textBytes = base.textBytes + textBytesAmong(gained.map((file) => file.blob), facts) - textBytesAmong(lost, facts);
+          return indexCommitChanges(snapshot, this.store, base, { gained, lost, files, textBytes }, { signal, onIndexed });
+        });
+      },
+    };
   }
 
-  async afterScan(snapshot: Snapshot, repository: string, scan: ScannedCommit, options: Omit<IndexCommitOptions, 'files' | 'textBytes' | 'segmentsBefore' | 'onIndexed'> = {}): Promise<CommitManifest> {
+  /** Runs an index write, then keeps the commit's index state it reported for the next commit's scan. */
+  private async remembering(repository: string, write: (onIndexed: (state: CommitIndexState) => void) => Promise<CommitManifest>): Promise<CommitManifest> {
     let indexed: CommitIndexState | undefined;
-    const onIndexed = (state: CommitIndexState) => void (indexed = state);
-    const { changed, assembled } = scan;
-    const base = changed && (await this.states.take({ repository, kind: INDEX_STATE, commit: changed.base }, decodeIndexState));
-    let manifest: CommitManifest;
-    if (changed && base) {
-      const { gained, lost, facts, files } = changed;
-      const textBytes = base.textBytes + textBytesAmong(gained.map((file) => file.blob), facts) - textBytesAmong(lost, facts);
-      manifest = await indexCommitChanges(snapshot, this.store, base, { gained, lost, files, textBytes }, { ...options, onIndexed });
-    } else {
-      // The scan's own listing and facts: nothing is listed, looked up or measured twice.
-      manifest = await indexCommit(snapshot, this.store, {
-        ...options,
-        files: assembled?.files,
-        textBytes: assembled && (async (blobs) => textBytesAmong(blobs, assembled.facts)),
-        segmentsBefore: scan.segmentsBefore,
-        onIndexed,
-      });
-    }
+    const manifest = await write((state) => void (indexed = state));
     if (indexed) await this.states.keep({ repository, kind: INDEX_STATE, commit: indexed.commit }, indexed, encodeIndexState);
     return manifest;
   }

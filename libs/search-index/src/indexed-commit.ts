@@ -11,7 +11,7 @@ export interface CommitFile {
 export interface NotRead {
   /** Text files: searched, without a match. */
   text: number;
-  /** A NUL in their first 8 KiB: skipped as binary by every search. */
+  /** Binary (a NUL in their first 8,000 bytes): skipped by every search. */
   binary: number;
   /** Over the search's size cap. */
   tooLarge: number;
@@ -32,7 +32,7 @@ export interface CandidateScope {
 /** What a file is to the index. */
 const TEXT = 0;
 const BINARY = 1;
-/** Not indexed (no segment holds its blob, a NUL past 8 KiB, a symlink): read by every query. */
+/** Not indexed (no segment holds its blob, a NUL past the first 8,000 bytes, a symlink): read by every query. */
 const ALWAYS = 2;
 const SCOPES_REMEMBERED = 16;
 
@@ -52,6 +52,7 @@ export class IndexedCommit {
   private readonly nextFile: Int32Array;
   private readonly always: number[] = [];
   private readonly scopeTotals = new Map<string, NotRead>();
+  private byPath: Map<string, number> | undefined;
 
   constructor(
     readonly commit: string,
@@ -85,25 +86,44 @@ export class IndexedCommit {
    * The files that may hold a line with every one of `trigrams`: those of the documents the
    * postings select, plus those the index cannot rule out. The in-scope files left unread are
    * counted as a cold search would have counted them (searched, binary, over the size cap).
+   * `excluded` paths (a working tree's changed, deleted and renamed files, read or dropped by the
+   * caller) are neither returned nor counted.
    */
-  candidates(trigrams: readonly number[], maxFileBytes: number, scope: CandidateScope): Candidates {
+  candidates(trigrams: readonly number[], maxFileBytes: number, scope: CandidateScope, excluded?: ReadonlySet<string>): Candidates {
     const read: string[] = [];
     const selectedText: string[] = [];
     const tooLarge = (index: number) => this.sizes[index] > maxFileBytes;
+    const left = (index: number) => excluded !== undefined && excluded.size > 0 && excluded.has(this.files[index].path);
     this.segments.forEach((segment, position) => {
       const docs = segment.candidates(trigrams);
       const first = this.firstFile[position];
       for (let index = 0; index < docs.length; index++) {
         for (let file = first[docs[index]]; file !== -1; file = this.nextFile[file]) {
-          if (this.kinds[file] !== TEXT || tooLarge(file)) continue;
+          if (this.kinds[file] !== TEXT || tooLarge(file) || left(file)) continue;
           read.push(this.files[file].path);
           selectedText.push(this.files[file].path);
         }
       }
     });
-    for (const file of this.always) if (!tooLarge(file)) read.push(this.files[file].path);
-    const totals = this.totalsFor(maxFileBytes, scope);
+    for (const file of this.always) if (!tooLarge(file) && !left(file)) read.push(this.files[file].path);
+    const totals = { ...this.totalsFor(maxFileBytes, scope) };
+    if (excluded && excluded.size > 0) {
+      // Files the overlay takes out are not this commit's any more: neither read nor counted here.
+      for (const path of scope.inScope([...excluded])) {
+        const index = this.indexOf(path);
+        if (index === undefined) continue;
+        if (tooLarge(index)) totals.tooLarge--;
+        else if (this.kinds[index] === BINARY) totals.binary--;
+        else if (this.kinds[index] === TEXT) totals.text--;
+      }
+    }
     return { read, notRead: { text: totals.text - scope.inScope(selectedText).length, binary: totals.binary, tooLarge: totals.tooLarge } };
+  }
+
+  /** A file's position by path (the table is made on first use: only overlays ask). */
+  private indexOf(path: string): number | undefined {
+    this.byPath ??= new Map(this.files.map((file, index) => [file.path, index]));
+    return this.byPath.get(path);
   }
 
   /** In-scope files by kind (ALWAYS files are read, so not counted), computed once per scope and cap. */

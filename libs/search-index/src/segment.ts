@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { BINARY_SNIFF_BYTES, isBinaryContent } from '@quarry/workspace/binary';
 import { TrigramCollector } from './trigrams';
 
 /**
@@ -29,15 +30,13 @@ const MAX_INTERSECTED = 6;
 export const DocKind = {
   /** Text whose trigrams are all indexed: absent from a query's postings → no match. */
   Text: 0,
-  /** A NUL in the first 8 KiB: the search skips it as binary, whatever the query. */
+  /** Binary (@quarry/workspace/binary: a NUL in the first 8,000 bytes): the search skips it, whatever the query. */
   Binary: 1,
   /** Not indexed (a NUL further in, or too large): always read and matched by the search. */
   AlwaysRead: 2,
 } as const;
 export type DocKind = (typeof DocKind)[keyof typeof DocKind];
 
-/** Bytes the search sniffs for a NUL (search-worker.ts): a NUL there makes the file binary for every query. */
-const BINARY_SNIFF_BYTES = 8192;
 /** Larger blobs are not indexed (they are read by every indexed query instead): the search's own size cap. */
 export const MAX_INDEXED_BLOB_BYTES = 64 * 1024 * 1024;
 /** Documents per segment: a document number is 16 bits while the segment is built. */
@@ -254,10 +253,25 @@ function radixPass(trigrams: Uint32Array, docs: Uint16Array, outTrigrams: Uint32
 /** How the index treats a document with these bytes. */
 export function kindOf(content: Buffer): DocKind {
   if (content.length > MAX_INDEXED_BLOB_BYTES) return DocKind.AlwaysRead;
-  if (content.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1) return DocKind.Binary;
+  if (isBinaryContent(content)) return DocKind.Binary;
   // A NUL further in: ripgrep (and the search) drop such a file only when it has matches.
   if (content.length > BINARY_SNIFF_BYTES && content.indexOf(0, BINARY_SNIFF_BYTES) !== -1) return DocKind.AlwaysRead;
   return DocKind.Text;
+}
+
+/** The blob ids of a segment file, from its header and document table alone (kilobytes, not the postings). */
+export function segmentFileBlobs(file: string): string[] {
+  const fd = openSync(file, 'r');
+  try {
+    const header = Buffer.alloc(HEADER_BYTES);
+    if (readSync(fd, header, 0, HEADER_BYTES, 0) !== HEADER_BYTES || header.readUInt32LE(0) !== MAGIC) throw new Error(`${file} is not a search index segment`);
+    const count = header.readUInt32LE(4);
+    const ids = Buffer.alloc(count * BLOB_BYTES);
+    if (readSync(fd, ids, 0, ids.length, HEADER_BYTES) !== ids.length) throw new Error(`${file} is cut short`);
+    return Array.from({ length: count }, (_, doc) => ids.toString('hex', doc * BLOB_BYTES, (doc + 1) * BLOB_BYTES));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Reads `length` bytes at `offset`: a file descriptor, or a buffer in memory. */

@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
+import * as binaryRule from '@quarry/workspace/binary';
 import { createMatcher, searchContent, type Matcher } from './file-search';
 import { comparePaths, type SearchTask, type TaskResult, type WorkerReply, type WorkerRequest } from './worker-protocol';
 
@@ -11,7 +12,7 @@ import { comparePaths, type SearchTask, type TaskResult, type WorkerReply, type 
  * matches is looked at whole, since ripgrep skips a file with a NUL anywhere. A file without
  * matches and a late NUL makes no difference to any count, so it is not scanned for one.
  */
-const BINARY_SNIFF_BYTES = 8192;
+const { BINARY_SNIFF_BYTES } = binaryRule;
 /** O_NOFOLLOW: a file swapped for a symlink after the walk is refused, not read outside the root. O_NONBLOCK: a FIFO cannot hang the open. */
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 const MATCHER_CACHE_SIZE = 8;
@@ -119,7 +120,7 @@ export function runTask(task: SearchTask): TaskResult {
       result.skipped[content]++;
       continue;
     }
-    if (content.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1) {
+    if (binaryRule.isBinaryContent(content)) {
       result.skipped.binary++;
       continue;
     }

@@ -10,7 +10,8 @@ import { gitFailure } from './git-errors';
 import { runGit, type GitEnvironment } from './git-process';
 import { GitTree, parseTreeChanges, type TreeChange } from './git-tree';
 import { checkGitUrl } from './git-url';
-import { formatBytes, GuardedGitProxy, type ProxySession } from './guarded-git-proxy';
+import { formatBytes } from '@quarry/contracts/format';
+import { GuardedGitProxy, type ProxySession } from './guarded-git-proxy';
 import { MeasureStore } from './measure-store';
 import { ObjectPresence } from './object-presence';
 import { parseLsRemote, resolveRef } from './remote-refs';
@@ -531,4 +532,3 @@ async function directoryBytes(dir: string): Promise<number> {
   return total;
 }
 
-export { formatBytes };

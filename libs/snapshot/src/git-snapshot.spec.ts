@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { QuarryError } from '@quarry/contracts';
 import { loopbackOnlyDialer, VirtualNetwork } from '../../fetch/src/testing/virtual-network';
-import { scanRepository, directorySource } from '@quarry/workspace';
+import { referenceScan, directorySource } from '../../workspace/src/testing/reference-scan';
 import { detectStack } from '@quarry/detect';
 import { SnapshotProvider } from './snapshot-provider';
 import { GitHttpServer, makeFixtureRepositories, type FixtureRepositories } from './testing/git-http-server';
@@ -84,7 +84,7 @@ async function failure(promise: Promise<unknown>): Promise<QuarryError> {
   return error as QuarryError;
 }
 
-const comparable = (result: Awaited<ReturnType<typeof scanRepository>>) => {
+const comparable = (result: Awaited<ReturnType<typeof referenceScan>>) => {
   const { root: _root, durationMs: _duration, ...rest } = result;
   return rest;
 };
@@ -94,15 +94,15 @@ describe('GitSnapshot over a real git http server', () => {
     const repos = provider();
     const snapshot = await repos.open({ git: server.url('demo.git'), ref: 'main' });
     expect(snapshot.source).toEqual({ git: server.url('demo.git'), ref: 'main', commit: fixtures.commits.main });
-    const byUrl = await scanRepository(snapshot);
-    const byPath = await scanRepository(directorySource(fixtures.checkout));
+    const byUrl = await referenceScan(snapshot);
+    const byPath = await referenceScan(directorySource(fixtures.checkout));
     expect(comparable(byUrl)).toEqual(comparable(byPath));
     expect(byUrl.files).toBeGreaterThan(5);
     expect(byUrl.skipped).toMatchObject({ binary: 1, symlinks: 1 });
     expect(byUrl.skipped.ignored).toBeGreaterThanOrEqual(2); // debug.log and docs/draft.md, force-added but ignored
     // A repeat scan of the same commit reads no content and gives the same answer.
     const fetches = server.fetches().length;
-    expect(comparable(await scanRepository(await repos.open(snapshot.source)))).toEqual(comparable(byPath));
+    expect(comparable(await referenceScan(await repos.open(snapshot.source)))).toEqual(comparable(byPath));
     expect(server.fetches().length).toBe(fetches);
   });
 
@@ -129,7 +129,7 @@ describe('GitSnapshot over a real git http server', () => {
     await expect(repos.resolve({ git: url, ref: fixtures.commits.first })).resolves.toMatchObject({ commit: fixtures.commits.first });
     // A full commit that is not a tip is fetched by id.
     const old = await repos.open({ git: url, ref: fixtures.commits.first });
-    expect((await scanRepository(old)).files).toBe(3);
+    expect((await referenceScan(old)).files).toBe(3);
   });
 
   it('says ref_not_found for a missing ref, suggesting main for master', async () => {
@@ -147,10 +147,10 @@ describe('GitSnapshot over a real git http server', () => {
     const repos = provider();
     const url = server.url('demo.git');
     const first = await repos.resolve({ git: url, ref: 'main' });
-    await scanRepository(await repos.open(first));
+    await referenceScan(await repos.open(first));
     const before = { fetches: server.fetches().length, lookups: server.lookups().length };
     const again = await repos.resolve({ git: url, ref: 'main' });
-    await scanRepository(await repos.open(again));
+    await referenceScan(await repos.open(again));
     expect(server.fetches().length - before.fetches).toBe(0);
     expect(server.lookups().length - before.lookups).toBe(1);
     // A full commit id already in the cache needs no look-up at all.
@@ -261,7 +261,7 @@ describe('GitSnapshot over a real git http server', () => {
     const local = await provider().openLocal(fixtures.checkout);
     expect((await snapshot.entry('src/app.ts'))?.blob).toBe((await local.entry('src/app.ts'))?.blob);
     const tree = await snapshot.workingTree();
-    expect((await scanRepository(directorySource(tree))).files).toBe((await scanRepository(snapshot)).files);
+    expect((await referenceScan(directorySource(tree))).files).toBe((await referenceScan(snapshot)).files);
   });
 
   it('follows a redirect on the same allowed host', async () => {
@@ -277,7 +277,7 @@ describe('GitSnapshot over a real git http server', () => {
     expect(error.kind).toBe('repo_not_found');
     expect(JSON.stringify(error.toBody())).not.toContain('wrong');
     const snapshot = await provider({ credentials }).open({ git: url });
-    expect((await scanRepository(snapshot)).files).toBeGreaterThan(5);
+    expect((await referenceScan(snapshot)).files).toBeGreaterThan(5);
   });
 
   it('says repo_not_found for a missing repository', async () => {
@@ -286,7 +286,7 @@ describe('GitSnapshot over a real git http server', () => {
   });
 
   it('refuses a repository over the byte or file limits with repo_too_large', async () => {
-    const bytes = await failure(scanRepository(await provider({ maxBytes: 200_000 }).open({ git: server.url('demo.git') })));
+    const bytes = await failure(referenceScan(await provider({ maxBytes: 200_000 }).open({ git: server.url('demo.git') })));
     expect(bytes.kind).toBe('repo_too_large');
     const files = await failure(provider({ maxFiles: 3 }).open({ git: server.url('demo.git') }));
     expect(files.kind).toBe('repo_too_large');
@@ -352,7 +352,7 @@ describe('the cache', () => {
       return created;
     });
     const fetches = server.fetches().length;
-    const results = await Promise.all(twins.map(async (twin) => scanRepository(await twin.open({ git: server.url('demo.git'), ref: 'dev' }))));
+    const results = await Promise.all(twins.map(async (twin) => referenceScan(await twin.open({ git: server.url('demo.git'), ref: 'dev' }))));
     expect(new Set(results.map((result) => result.lines)).size).toBe(1);
     // One commit fetch and one blob fetch between them: the others waited on the lock and found it done.
     expect(server.fetches().length - fetches).toBeLessThanOrEqual(3);
@@ -361,11 +361,11 @@ describe('the cache', () => {
 
   it('evicts the least recently used repository past QUARRY_GIT_CACHE_BYTES, never the one in use', async () => {
     const repos = provider({ cacheBytes: 1_048_576 });
-    await scanRepository(await repos.open({ git: server.url('demo.git') }));
+    await referenceScan(await repos.open({ git: server.url('demo.git') }));
     await repos.git.evictionsDone();
     expect(repos.git.stats.evictions).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    await scanRepository(await repos.open({ git: server.url('moved/demo.git') }));
+    await referenceScan(await repos.open({ git: server.url('moved/demo.git') }));
     // Eviction runs beside the job that fetched, not before it goes on.
     await repos.git.evictionsDone();
     expect(repos.git.stats.evictions).toBe(1);
@@ -381,10 +381,10 @@ describe('the cache', () => {
     const [cancelled, other] = await Promise.all([repos.open(source), repos.open(source)]);
     const controller = new AbortController();
     const reason = new Error('cancelled');
-    const pending = scanRepository(cancelled, { signal: controller.signal });
+    const pending = referenceScan(cancelled, { signal: controller.signal });
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
-    expect((await scanRepository(other)).files).toBeGreaterThan(5);
+    expect((await referenceScan(other)).files).toBeGreaterThan(5);
     cancelled.close();
     other.close();
   });

@@ -1,3 +1,4 @@
+import { formatBytes } from '@quarry/contracts/format';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -214,8 +215,3 @@ function validPort(port: number): boolean {
   return Number.isInteger(port) && (port === 80 || port === 443 || (port >= 1024 && port <= 65535));
 }
 
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
-  if (bytes >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
-  return `${Math.round(bytes / 1024)} KiB`;
-}

@@ -3,7 +3,7 @@
  * commit of a git URL fetched into the worker's own cache, through the SSRF-guarded proxy.
  */
 export { type Snapshot, type SnapshotEntry, type SnapshotChanges, type BlobPath, type ResolvedSource, shortCommit, describeSource } from './snapshot';
-export { LocalSnapshot, blobId } from './local-snapshot';
+export { LocalSnapshot, blobId, isCheckoutTop } from './local-snapshot';
 export { GitSnapshot } from './git-snapshot';
 export {
   GitRepositoryCache,
@@ -22,3 +22,6 @@ export { checkGitUrl } from './git-url';
 export { parseLsRemote, resolveRef, type RemoteRefs } from './remote-refs';
 export { GuardedGitProxy, ProxySession } from './guarded-git-proxy';
 export { openPinned, repoReaderOf, type PinnedSnapshot } from './pinned-snapshot';
+export { WorkingTree, WorkingTrees, type WorkingTreeChange, type WorkingTreeState, type WorkingTreeOptions } from './working-tree';
+export { checkoutMayConvert, readCheckoutBlob } from './checkout-blobs';
+export type { GitEnvironment } from './git-process';

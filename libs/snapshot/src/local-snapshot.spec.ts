@@ -3,7 +3,7 @@ import fs, { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 
 import os from 'node:os';
 import path from 'node:path';
 import { QuarryError } from '@quarry/contracts';
-import { scanRepository, directorySource } from '@quarry/workspace';
+import { referenceScan, directorySource } from '../../workspace/src/testing/reference-scan';
 import { blobId, LocalSnapshot, parseStatus } from './local-snapshot';
 
 const environment = { home: os.tmpdir() };
@@ -67,8 +67,8 @@ describe('LocalSnapshot', () => {
 
   it('scans as the directory scan does, reads files and gives git blob ids', async () => {
     const snapshot = new LocalSnapshot(dir, environment);
-    const { durationMs: _a, ...viaSnapshot } = await scanRepository(snapshot);
-    const { durationMs: _b, ...direct } = await scanRepository(directorySource(dir));
+    const { durationMs: _a, ...viaSnapshot } = await referenceScan(snapshot);
+    const { durationMs: _b, ...direct } = await referenceScan(directorySource(dir));
     expect(viaSnapshot).toEqual(direct);
     expect((await snapshot.readFile('a.ts'))?.toString()).toBe('export const a = 1;\n');
     expect(await snapshot.readFile('a.ts', { maxBytes: 3 })).toBeUndefined();

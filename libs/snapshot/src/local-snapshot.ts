@@ -304,28 +304,28 @@ function afterFields(record: string, count: number): string {
  * gitdir file). Anything else is answered without starting git, whose process start is most of a
  * small scan's cost. Probed synchronously and without exceptions: two metadata look-ups, mostly misses.
  */
-function isCheckoutTop(root: string): boolean {
+export function isCheckoutTop(root: string): boolean {
   const dotGit = probe(path.join(root, '.git'));
   if (!dotGit) return false;
   return !dotGit.isDirectory() || !!probe(path.join(root, '.git', 'HEAD'));
 }
 
-function isAttributesFile(relative: string): boolean {
+export function isAttributesFile(relative: string): boolean {
   return relative === '.gitattributes' || relative.endsWith('/.gitattributes');
 }
 
 /** The git config files a user's own git reads besides the repository's: global and system. */
-function userGitConfigFiles(): string[] {
+export function userGitConfigFiles(): string[] {
   return [path.join(os.homedir(), '.gitconfig'), userGitFile('config'), '/etc/gitconfig'];
 }
 
 /** A file of the user's git settings directory: `$XDG_CONFIG_HOME/git/<name>`, else `~/.config/git/<name>`. */
-function userGitFile(name: string): string {
+export function userGitFile(name: string): string {
   return path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'git', name);
 }
 
 /** A small text file's contents, or '' when it cannot be read. */
-function readText(file: string): string {
+export function readText(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch {

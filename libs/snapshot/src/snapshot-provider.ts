@@ -2,8 +2,10 @@ import { QuarryError } from '@quarry/contracts/errors';
 import { resolveWorkspaceRoot } from '@quarry/workspace';
 import { GitRepositoryCache, type GitCacheOptions, type ResolvedGitSource } from './git-repository-cache';
 import { GitSnapshot } from './git-snapshot';
-import { LocalSnapshot } from './local-snapshot';
+import { runGit } from './git-process';
+import { LocalSnapshot, isCheckoutTop } from './local-snapshot';
 import type { ResolvedSource, Snapshot } from './snapshot';
+import { WorkingTrees, type WorkingTreeState } from './working-tree';
 
 /** What a job names: a git URL (and ref), or a directory on the worker. */
 export type SourceInput = { git: string; ref?: string } | { path: string };
@@ -21,6 +23,7 @@ export interface SnapshotProviderOptions {
  */
 export class SnapshotProvider {
   readonly git: GitRepositoryCache;
+  private trees: WorkingTrees | undefined;
 
   constructor(private readonly options: SnapshotProviderOptions) {
     this.git = new GitRepositoryCache(options.git);
@@ -53,7 +56,38 @@ export class SnapshotProvider {
     return new LocalSnapshot(real, this.git.environment());
   }
 
+  /**
+   * A directory's working tree against its last commit, watched from the first call on (so the
+   * next calls cost a turn of the event loop, not a walk): what the answers that read it say of
+   * their index state, and the overlay of the edits not yet committed.
+   */
+  async workingTree(root: string): Promise<WorkingTreeState> {
+    const real = await resolveWorkspaceRoot(root, this.options.workspaceRoots);
+    this.trees ??= new WorkingTrees({ environment: this.git.environment() });
+    return this.trees.state(real);
+  }
+
+  /** `workingTree` when the directory is watched already; else undefined, and its first walk started. */
+  async workingTreeIfOpen(root: string): Promise<WorkingTreeState | undefined> {
+    const real = await resolveWorkspaceRoot(root, this.options.workspaceRoots);
+    this.trees ??= new WorkingTrees({ environment: this.git.environment() });
+    return this.trees.stateIfOpen(real);
+  }
+
+  /** HEAD of a checkout (one `git rev-parse`), or undefined: what an answer names before the working tree is watched. */
+  async headOf(root: string): Promise<string | undefined> {
+    const real = await resolveWorkspaceRoot(root, this.options.workspaceRoots);
+    if (!isCheckoutTop(real)) return undefined;
+    try {
+      const head = (await runGit(this.git.environment(), ['rev-parse', 'HEAD'], { cwd: real, timeoutMs: 10_000 })).toString('utf8').trim();
+      return /^[0-9a-f]{40,64}$/.test(head) ? head : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   close(): Promise<void> {
+    this.trees?.close();
     return this.git.close();
   }
 }

@@ -1,4 +1,5 @@
 import { close, closeSync, constants, fstat, fstatSync, open, openSync, read, readSync } from 'node:fs';
+import { isBinaryContent } from './binary';
 import { countByte } from './byte-count';
 
 /** What reading one listed file found. */
@@ -23,8 +24,6 @@ export interface ExpectedStat {
 
 /** The chunk every read goes through; files larger than this are streamed, never held whole. */
 export const READ_CHUNK_BYTES = 64 * 1024;
-/** Git looks for a NUL in the first 8000 bytes to call a file binary; so do we. */
-const NUL_SNIFF_BYTES = 8000;
 const NEWLINE = 0x0a;
 /**
  * O_NOFOLLOW: a file swapped for a symlink after listing is refused (ELOOP) instead of read
@@ -52,7 +51,7 @@ class ContentCount {
   /** Takes one chunk; BINARY if the first chunk says so, else whether more may follow. */
   add(buffer: Buffer, count: number): typeof BINARY | 'done' | 'more' {
     if (count === 0) return 'done';
-    if (this.bytes === 0 && looksBinary(buffer, count)) return BINARY;
+    if (this.bytes === 0 && isBinaryContent(buffer, count)) return BINARY;
     this.lines += countNewlines(buffer, count);
     this.lastByte = buffer[count - 1];
     this.bytes += count;
@@ -184,14 +183,6 @@ function hasStat(stats: { isFile(): boolean; size: number; mtimeMs: number }, ex
   return stats.isFile() && stats.size === expect.bytes && Math.floor(stats.mtimeMs) === expect.mtimeMs;
 }
 
-/**
- * Git's rule: a NUL in the first 8000 bytes makes a file binary; anything else is text, in
- * whatever encoding (a Latin-1 `café` is text, as it is to git and ripgrep).
- */
-function looksBinary(buffer: Buffer, length: number): boolean {
-  // Bounded: the buffer still holds the previous file's bytes past `length`.
-  return buffer.subarray(0, Math.min(length, NUL_SNIFF_BYTES)).includes(0);
-}
 
 /** SIMD in WebAssembly (byte-count.ts): ~6x faster than one indexOf per line on kernel source. */
 function countNewlines(buffer: Buffer, length: number): number {
@@ -204,7 +195,7 @@ function countNewlines(buffer: Buffer, length: number): number {
  */
 export function measureContent(content: Buffer): FileMeasure {
   if (content.length === 0) return { kind: 'text', bytes: 0, lines: 0 };
-  if (looksBinary(content, Math.min(content.length, READ_CHUNK_BYTES))) return BINARY;
+  if (isBinaryContent(content, Math.min(content.length, READ_CHUNK_BYTES))) return BINARY;
   const lines = countNewlines(content, content.length);
   return { kind: 'text', bytes: content.length, lines: content[content.length - 1] === NEWLINE ? lines : lines + 1 };
 }

@@ -25,10 +25,11 @@ export interface WalkOptions {
    */
   listDirectory?: (relative: string, absolute: string) => Promise<readonly WalkEntry[]>;
   /**
-   * A partial walk (a tree's only): the entries of `touched` directories, and of the directories
-   * on the way to them, and nothing else. Two commits that differ only below `touched` give
-   * partial walks whose difference is the difference of their whole walks, when no ignore file
-   * changed: an unchanged subtree is neither listed nor counted, in either.
+   * A partial walk: the entries of `touched` directories, and of the directories on the way to
+   * them, and nothing else. Two commits that differ only below `touched` give partial walks whose
+   * difference is the difference of their whole walks, when no ignore file changed: an unchanged
+   * subtree is neither listed nor counted, in either. On the disk, it re-lists the directories a
+   * watcher saw change, with every ignore file on the way applied.
    */
   only?: PartialWalk;
 }
@@ -123,7 +124,6 @@ export async function walkFiles(root: string, options: WalkOptions = {}): Promis
   const skipped: WalkSkipped = { ignored: 0, symlinks: 0, unreadable: 0, special: 0 };
   const tree = options.tree;
   const only = options.only;
-  if (only && !tree) throw new Error('walkFiles: a partial walk needs a tree');
   const pending: PendingDirectory[] = [{ absolute: rootPath, relative: '', rules: tree ? [] : await rulesAboveRoot(rootPath) }];
 
   const visit = async (directory: PendingDirectory): Promise<void> => {

@@ -1,10 +1,11 @@
 export { resolveWorkspaceRoot, isInside } from './workspace-root';
+export { BINARY_SNIFF_BYTES, isBinaryContent } from './binary';
 export { walkFiles, partialWalkOver, type PartialWalk, type WalkOptions, type WalkResult, type WalkSkipped, type WalkTree, type WalkEntry } from './file-walker';
 export { languageOf, KNOWN_LANGUAGES, OTHER_LANGUAGE } from './languages';
 export { measureFile, measureContent, type ExpectedStat, type FileMeasure } from './file-measure';
 export { measureFiles, type MeasureFilesOptions } from './adaptive-reader';
 export { type ReadStrategy } from './adaptive-reader';
-export { scanRepository, directorySource, ScanTotals, MAX_LARGEST_FILES, type ScanOptions, type ScanSource } from './scan-repository';
+export { ScanTotals, MAX_LARGEST_FILES, type ScanSource } from './scan-totals';
 export { resolveInsideRoot, type ResolveOptions, type ResolvedPath } from './safe-path';
 export {
   readWorkspaceFile,

@@ -3,6 +3,8 @@ import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import iconv from 'iconv-lite';
 import { QuarryError } from '@quarry/contracts/errors';
+import { formatBytes } from '@quarry/contracts/format';
+import { isBinaryContent } from './binary';
 import { fileVersionOf, type CachedFile, type FileCache } from './file-cache';
 import { OTHER_LANGUAGE, languageOf } from './languages';
 import { resolveInsideRoot, type ResolvedPath } from './safe-path';
@@ -55,8 +57,6 @@ export interface WorkspaceFile {
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
-/** Git's rule: a NUL in the first 8000 bytes makes a file binary. */
-const NUL_SNIFF_BYTES = 8000;
 const STREAM_CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
 /** Never follow a symlink swapped in after the checks; never block on a FIFO swapped in. */
@@ -132,7 +132,7 @@ async function loadWhole(resolved: ResolvedPath, userPath: string, maxBytes: num
       length = await readInto(handle, buffer);
     }
     if (length > maxBytes) throw await tooLarge({ ...resolved, size: Math.max(length, stats.size) }, userPath, maxBytes);
-    if (isBinary(buffer, length)) throw binary(userPath);
+    if (isBinaryContent(buffer, length)) throw binary(userPath);
     const file = processText(decodeUtf8(buffer, length), redact);
     // The version is the open file's fstat, taken before reading: a write after it changes mtime
     // and ctime, so the next lookup misses instead of serving what was read here.
@@ -186,7 +186,7 @@ async function streamRange(resolved: ResolvedPath, userPath: string, range: Line
     for (;;) {
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
       if (bytesRead === 0) break;
-      if (position === 0 && isBinary(chunk, bytesRead)) throw binary(userPath);
+      if (position === 0 && isBinaryContent(chunk, bytesRead)) throw binary(userPath);
       position += bytesRead;
       let lineStart = 0;
       let done = false;
@@ -250,10 +250,6 @@ async function readInto(handle: FileHandle, buffer: Buffer): Promise<number> {
   return length;
 }
 
-/** Git's rule: binary when the first 8000 bytes hold a NUL. Text in any encoding is text. */
-function isBinary(buffer: Buffer, length: number): boolean {
-  return buffer.subarray(0, Math.min(length, NUL_SNIFF_BYTES)).includes(0);
-}
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
@@ -377,12 +373,3 @@ function changedUnderfoot(userPath: string): QuarryError {
   return new QuarryError('file_special', `"${userPath}" changed into something other than a regular file while it was being read.`, { permanent: false });
 }
 
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${trim(bytes / 1024)} KiB`;
-  return `${trim(bytes / (1024 * 1024))} MiB`;
-}
-
-function trim(value: number): string {
-  return value >= 10 ? Math.round(value).toString() : value.toFixed(1).replace(/\.0$/, '');
-}

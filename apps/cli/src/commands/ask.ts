@@ -1,9 +1,8 @@
 import type { JobResult } from '@quarry/contracts';
-import { loadConfig } from '@quarry/config/settings';
 import { EXIT } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { ClientOptions, clientFrom, report } from './jobs';
-import { repositoryInput, withLocalDirectory, withLocalTools } from './local';
+import { repositoryInput, runLocally } from './local';
 import { formatAnswer } from '@quarry/render';
 
 type InterpretResult = JobResult<'interpret'>;
@@ -39,21 +38,7 @@ export async function askCommand(query: string, options: AskOptions): Promise<nu
     return report(outcome, options as ClientOptions, job.id, (result) => formatAnswer(result as InterpretResult));
   }
 
-  const config = loadConfig();
-  const { interpretQuery, workspaceTools } = await import('@quarry/interpret');
-  const { detectStack } = await import('@quarry/detect');
-  const llm = config.llm && options.ai !== false ? new (await import('@quarry/llm')).LlmClient(config.llm) : undefined;
-  const result = await withLocalDirectory(config, repository, (real) =>
-    withLocalTools(config, (fetcher) => {
-      const host = workspaceTools({
-        root: real,
-        ...config.files,
-        detectStack: (directory, signal) => detectStack(directory, { mode: config.detectionMode, llm, signal }),
-        fetchUrl: (url, signal) => fetcher.fetch(url, { signal }),
-      });
-      return interpretQuery({ ...input, root: real, llm, host });
-    }),
-  );
+  const result = await runLocally('interpret', input);
   console.log(options.json ? JSON.stringify(result, null, 2) : formatAnswer(result));
   return result.results.some((entry) => !entry.ok) ? EXIT.failed : EXIT.ok;
 }

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { JobInput, JobKind, JobResult } from '@quarry/contracts';
-import { loadConfig } from '@quarry/config/settings';
+import type { JobInput, JobResult } from '@quarry/contracts';
 import { EXIT } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { ClientOptions, clientFrom, report } from './jobs';
-import { localRoot, repositoryInput, withLocalSnapshot } from './local';
+import { repositoryInput, runLocally } from './local';
 
 /*
  * `quarry symbols`, `quarry map` and `quarry pack`: as jobs on a gateway (the worker's code index
@@ -50,7 +49,7 @@ export async function symbolsCommand(target: string, options: SymbolsOptions): P
   };
   const { formatSymbols } = await import('@quarry/render');
   const print = (result: JobResult<'symbols'>) => (options.json ? JSON.stringify(result.definitions, null, 2) : formatSymbols(result));
-  return run('symbols', input, options, print, async (code, tree) => code.findSymbols(await tree(), input));
+  return run('symbols', input, options, print);
 }
 
 /** `quarry map PATH|URL [--ref R] --tokens N [--focus FILE|SYMBOL…]`: the ranked map on stdout. */
@@ -67,7 +66,7 @@ export async function mapCommand(target: string, options: MapOptions): Promise<n
     process.stderr.write(`${formatMap({ ...result, text: '' }).trim()}\n`);
     return result.text;
   };
-  return run('map', input, options, print, async (code, tree) => code.mapTree(await tree(), input));
+  return run('map', input, options, print);
 }
 
 /**
@@ -102,42 +101,15 @@ export async function packCommand(target: string, options: PackOptions): Promise
     return report(outcome, { ...options, json: false }, job.id, (result) => print(result as JobResult<'pack'>));
   }
   const display = new ProgressDisplay('pack');
-  const onProgress = (progress: { stage: string; done: number; total?: number; message?: string }) => !options.json && display.update(progress);
-  let result: JobResult<'pack'>;
-  if ('source' in input && input.source !== undefined) {
-    // A git URL: its commit fetched into this process's cache, the files indexed (or reused) in memory.
-    const indexer = () => code.sharedBlobIndexer(input.encoding);
-    const packed = await withLocalSnapshot(loadConfig(), { source: input.source as { git: string; ref?: string } }, (snapshot) =>
-      code.packToFileWith(output, (sink) => code.packSnapshot(snapshot, input, sink, { store: processStore(code), indexer, onProgress, title: path.basename(snapshot.root).replace(/\.git$/, '') })),
-    );
-    result = { ...packed.result, source: packed.source };
-  } else {
-    const root = await localRoot(input.root as string);
-    result = await code.packToFile(root, input, output, { cache: code.sharedCodeIndexCache(), onProgress, title: path.basename(root) });
-  }
+  const result = await runLocally('pack', input, { packFile: output, onProgress: (progress) => !options.json && display.update(progress) });
   display.end();
   console.log(print({ ...result, artifact: { ...result.artifact, path: output } }));
   return EXIT.ok;
 }
 
-type CodeIndexModule = typeof import('@quarry/code-index');
-type IndexedTree = import('@quarry/code-index').IndexedTree;
-
-let memoryStore: import('@quarry/code-index').MemoryBlobIndexStore | undefined;
-/** This process's per-blob rows (`--local` has no Postgres): blobs shared by commits are indexed once per run. */
-function processStore(code: CodeIndexModule) {
-  return (memoryStore ??= new code.MemoryBlobIndexStore());
-}
-
-async function run<K extends JobKind>(
-  kind: K,
-  input: JobInput<K>,
-  options: CommonOptions,
-  print: (result: JobResult<K>) => string,
-  local: (code: CodeIndexModule, tree: () => Promise<IndexedTree>) => Promise<JobResult<K>>,
-): Promise<number> {
+async function run<K extends 'symbols' | 'map'>(kind: K, input: JobInput<K>, options: CommonOptions, print: (result: JobResult<K>) => string): Promise<number> {
   const code = await import('@quarry/code-index');
-  code.validateCodeIndexInput(kind as 'symbols' | 'map' | 'pack', input as Record<string, unknown>);
+  code.validateCodeIndexInput(kind, input as Record<string, unknown>);
   if (!options.local) {
     const client = clientFrom(options);
     const job = await client.submit(kind, input);
@@ -146,19 +118,8 @@ async function run<K extends JobKind>(
     display.end();
     return report(outcome, { ...options, json: false }, job.id, (result) => print(result as JobResult<K>));
   }
-  const config = loadConfig();
   const display = new ProgressDisplay(kind);
-  const onProgress = (progress: { stage: string; done: number; total?: number; message?: string }) => !options.json && display.update(progress);
-  const { root, source } = input as { root?: string; source?: { git: string; ref?: string } };
-  let result: JobResult<K>;
-  if (source !== undefined) {
-    // A git URL: fetched into this process's cache; each blob indexed once per process.
-    const done = await withLocalSnapshot(config, { source }, async (snapshot) => local(code, () => code.sharedCodeIndexCache().snapshotTree(snapshot, processStore(code), { onProgress })));
-    result = { ...done.result, source: done.source };
-  } else {
-    const directory = await localRoot(root as string);
-    result = await local(code, () => code.sharedCodeIndexCache().tree(directory, { onProgress }));
-  }
+  const result = await runLocally(kind, input, { onProgress: (progress) => !options.json && display.update(progress) });
   display.end();
   console.log(print(result));
   return EXIT.ok;

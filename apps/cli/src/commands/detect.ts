@@ -1,9 +1,8 @@
 import type { JobResult } from '@quarry/contracts';
-import { loadConfig } from '@quarry/config/settings';
 import { EXIT } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { ClientOptions, clientFrom, report } from './jobs';
-import { repositoryInput, withLocalSnapshot } from './local';
+import { repositoryInput, runLocally } from './local';
 import { formatServices } from '@quarry/render';
 
 type Services = JobResult<'detect'>;
@@ -24,14 +23,9 @@ export async function detectCommand(target: string, options: Partial<ClientOptio
     display.end();
     return report(outcome, options as ClientOptions, job.id, (result) => formatServices(result as Services));
   }
-  const config = loadConfig();
-  const { detectStack } = await import('@quarry/detect');
-  const { repoReaderOf, shortCommit } = await import('@quarry/snapshot');
-  const llm = config.llm && (options.mode ?? config.detectionMode) !== 'static' ? new (await import('@quarry/llm')).LlmClient(config.llm) : undefined;
-  const { result: services, source } = await withLocalSnapshot(config, repository, (snapshot) =>
-    detectStack(repoReaderOf(snapshot), { mode: options.mode ?? config.detectionMode, llm }),
-  );
-  if (!options.json && 'git' in source) console.log(`${source.git} @ ${source.ref} ${shortCommit(source.commit)}\n`);
+  let source: import('@quarry/contracts').ResolvedSourceBody | undefined;
+  const services = await runLocally('detect', { ...repository, ...(options.mode ? { mode: options.mode } : {}) }, { onSource: (pinned) => void (source = pinned) });
+  if (!options.json && source && 'git' in source) console.log(`${source.git} @ ${source.ref} ${source.commit.slice(0, 12)}\n`);
   console.log(options.json ? JSON.stringify(services, null, 2) : formatServices(services));
   return EXIT.ok;
 }

@@ -1,9 +1,8 @@
-import { JobResult } from '@quarry/contracts';
-import { loadConfig } from '@quarry/config/settings';
+import type { JobResult } from '@quarry/contracts';
 import { EXIT } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { ClientOptions, clientFrom, report } from './jobs';
-import { localFetcher } from './local';
+import { runLocally } from './local';
 import { formatFetched } from '@quarry/render';
 
 type FetchResult = JobResult<'fetch'>;
@@ -21,13 +20,8 @@ export async function fetchCommand(url: string, options: Partial<ClientOptions> 
     display.end();
     return report(outcome, options as ClientOptions, job.id, (result) => formatFetched(result as FetchResult));
   }
-  const fetcher = await localFetcher(loadConfig());
-  try {
-    const result = await fetcher.fetch(url, { force: options.force });
-    console.log(options.json ? JSON.stringify(result, null, 2) : formatFetched(result));
-    return EXIT.ok;
-  } finally {
-    await fetcher.close();
-  }
+  const result = await runLocally('fetch', { url, force: Boolean(options.force) });
+  console.log(options.json ? JSON.stringify(result, null, 2) : formatFetched(result));
+  return EXIT.ok;
 }
 

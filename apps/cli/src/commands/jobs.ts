@@ -3,12 +3,8 @@ import { JobOutcome, QuarryClient } from '../quarry-client';
 import { EXIT, printError } from '../cli-output';
 import { ProgressDisplay } from '../progress-display';
 import { formatScanSummary } from '@quarry/render';
-import { loadConfig } from '@quarry/config/settings';
 import { QuarryError } from '@quarry/contracts';
-import { InProcessShardExecutor, MemoryBlobFacts, shardedScan, ThreadShardExecutor, type ThreadShardSource } from '@quarry/blob-scan';
-import type { Snapshot } from '@quarry/snapshot';
-import { repositoryInput, withLocalSnapshot } from './local';
-import { CodeIndexScanStep, MemoryBlobIndexStore } from '@quarry/code-index';
+import { repositoryInput, runLocally } from './local';
 
 
 export interface ClientOptions {
@@ -85,38 +81,12 @@ export async function scanManyCommand(targets: string[], options: ClientOptions 
   return failed ? EXIT.failed : EXIT.ok;
 }
 
-/** What a shard thread opens: the pinned commit of a URL, or the directory itself. */
-function threadSourceOf(snapshot: Snapshot): ThreadShardSource {
-  const source = snapshot.kind === 'git' ? snapshot.source : undefined;
-  return source && 'git' in source ? { git: source.git, ref: source.ref, commit: source.commit } : { path: snapshot.root };
-}
-
-/** In-process scan (no server needed), for quick looks and for comparing with a job's result. */
+/** In-process scan (no server needed), for quick looks and for comparing with a job's result: the workers' use case, on this process's threads, facts kept in memory. */
 async function scanLocally(input: ReturnType<typeof repositoryInput>, options: ClientOptions & { codeIndex?: boolean }): Promise<number> {
   const display = new ProgressDisplay('scan');
   try {
-    const config = loadConfig();
-    // The workers' code path, in this process: shards over blobs run by runShard on worker threads
-    // (each with its own snapshot of the same commit or directory), facts and code index kept in
-    // memory (no Redis, no Postgres). A scan with a few files left to read runs them here: a thread
-    // costs more to start. The threads record facts; the code index of the blobs they read is
-    // derived here when the result is assembled (its store lives in this thread).
-    const derive = options.codeIndex === false ? undefined : new CodeIndexScanStep(new MemoryBlobIndexStore());
-    const { result, source } = await withLocalSnapshot(config, input, (snapshot) => {
-      const facts = new MemoryBlobFacts();
-      const providerOptions = { workspaceRoots: ['/'], git: { dataDir: config.dataDir, allow: config.fetch.allow, ...config.git } };
-      return shardedScan(snapshot, {
-        store: facts,
-        derive,
-        executor: new ThreadShardExecutor(threadSourceOf(snapshot), providerOptions, facts),
-        inline: new InProcessShardExecutor(snapshot, facts, 1, undefined, derive),
-        signal: new AbortController().signal,
-        limits: config.shardLimits,
-        onProgress: (progress) => !options.json && display.update(progress),
-      });
-    });
+    const scanned = await runLocally('scan', { ...input, ...(options.codeIndex === false ? { codeIndex: false } : {}) }, { onProgress: (progress) => !options.json && display.update(progress) });
     display.end();
-    const scanned: ScanResult = { ...result, source };
     console.log(options.json ? JSON.stringify(scanned, null, 2) : formatScanSummary(scanned));
     return EXIT.ok;
   } catch (error) {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { QuarryConfig } from '@quarry/config/settings';
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError, type JobInput, type JobKind, type JobProgress, type JobResult, type ResolvedSourceBody } from '@quarry/contracts';
 import type { SafeFetcher } from '@quarry/fetch';
 
 /*
@@ -23,26 +23,40 @@ export async function localFetcher(config: QuarryConfig): Promise<SafeFetcher> {
 }
 
 /**
- * Runs `work` on a directory of files: the one named (resolved as localRoot does, without loading
- * the snapshot library: a mention or a question on a checkout starts as fast as a search), or a
- * checkout of a git URL's commit in this process's cache.
+ * Runs one job of `kind` in this process, without a server: the kind's use case (@quarry/jobs,
+ * the same the workers run) with in-memory ports, released after. The input is checked against
+ * the kind's contract first, with its defaults, as the gateway checks a submission.
  */
-export async function withLocalDirectory<T>(config: QuarryConfig, input: { source: { git: string; ref?: string } } | { root: string }, work: (root: string) => Promise<T>): Promise<T> {
-  if ('root' in input) return work(await localRoot(input.root));
-  return (await withLocalSnapshot(config, input, async (snapshot) => work(await snapshot.workingTree()), { identity: false })).result;
-}
-
-/**
- * Runs `work` with a fetcher, then releases what in-process work holds: the fetcher's sockets and
- * the search threads. The fetcher (undici, ~100 ms to load) is made on the first URL only.
- */
-export async function withLocalTools<T>(config: QuarryConfig, work: (fetcher: Pick<SafeFetcher, 'fetch'>) => Promise<T>): Promise<T> {
-  let fetcher: Promise<SafeFetcher> | undefined;
+export async function runLocally<K extends JobKind>(
+  kind: K,
+  rawInput: JobInput<K>,
+  options: {
+    onProgress?: (progress: JobProgress) => void;
+    /** Told the commit the job reads, once it is known (a git ref resolved; a directory's identity). */
+    onSource?: (source: ResolvedSourceBody) => void;
+    /** Where a pack goes (default: QUARRY_ARTIFACT_DIR). */
+    packFile?: string;
+  } = {},
+): Promise<JobResult<K>> {
+  const [{ JOB_CONTRACTS, parseOrThrow }, { InProcessPorts, runUseCase }, { loadConfig }] = await Promise.all([
+    import('@quarry/contracts'),
+    import('@quarry/jobs/in-process'),
+    import('@quarry/config/settings'),
+  ]);
+  const input = parseOrThrow(JOB_CONTRACTS[kind].input, rawInput, 'input') as JobInput<K>;
+  const packFile = options.packFile;
+  const ports = new InProcessPorts(loadConfig(), packFile ? { artifacts: { fileFor: () => packFile } } : {});
+  const onSource = options.onSource;
+  const run = {
+    id: `${kind}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
+    signal: new AbortController().signal,
+    progress: (progress: JobProgress) => options.onProgress?.(progress),
+    ...(onSource ? { pins: { pin: async (source: ResolvedSourceBody) => onSource(source) } } : {}),
+  };
   try {
-    return await work({ fetch: async (url, options) => (await (fetcher ??= localFetcher(config))).fetch(url, options) });
+    return await runUseCase(kind, input, await ports.ports(kind), run);
   } finally {
-    if (fetcher) await (await fetcher).close();
-    await (await import('@quarry/search')).closeSharedSearchPool();
+    await ports.close();
   }
 }
 
@@ -56,44 +70,4 @@ export function repositoryInput(target: string, ref?: string): { source: { git: 
   if (isRepositoryUrl(target)) return { source: ref ? { git: target, ref } : { git: target } };
   if (ref) throw new QuarryError('input_invalid', '--ref applies to a git URL, not to a directory.', { suggestion: 'Check out the ref in the directory, or give the repository URL.' });
   return { root: path.resolve(target) };
-}
-
-/**
- * Runs `work` on a snapshot opened in this process (a URL is fetched into this process's cache
- * under QUARRY_DATA_DIR; a directory may be anywhere the user can read), then releases the cache.
- * With `identity: false` a directory's identity is never computed (no `git status`, no hashing):
- * for commands whose output does not name the commit.
- */
-export async function withLocalSnapshot<T>(
-  config: QuarryConfig,
-  input: { source: { git: string; ref?: string } } | { root: string },
-  work: (snapshot: import('@quarry/snapshot').Snapshot) => Promise<T>,
-  options?: { identity?: true },
-): Promise<{ result: T; source: import('@quarry/contracts').ResolvedSourceBody }>;
-export async function withLocalSnapshot<T>(
-  config: QuarryConfig,
-  input: { source: { git: string; ref?: string } } | { root: string },
-  work: (snapshot: import('@quarry/snapshot').Snapshot) => Promise<T>,
-  options: { identity: false },
-): Promise<{ result: T }>;
-export async function withLocalSnapshot<T>(
-  config: QuarryConfig,
-  input: { source: { git: string; ref?: string } } | { root: string },
-  work: (snapshot: import('@quarry/snapshot').Snapshot) => Promise<T>,
-  options: { identity?: boolean } = {},
-): Promise<{ result: T; source?: import('@quarry/contracts').ResolvedSourceBody }> {
-  const { snapshotProviderFor, openPinned, sourceOf } = await import('@quarry/snapshot');
-  const provider = snapshotProviderFor(config, ['/']);
-  const identity = options.identity !== false;
-  try {
-    const pinned = await openPinned(provider, sourceOf(input), undefined, undefined, { prepareIdentity: identity });
-    try {
-      const result = await work(pinned.snapshot);
-      return identity ? { result, source: await pinned.source() } : { result };
-    } finally {
-      pinned.snapshot.close();
-    }
-  } finally {
-    await provider.close();
-  }
 }

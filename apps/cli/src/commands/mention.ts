@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import type { JobResult } from '@quarry/contracts';
-import { loadConfig } from '@quarry/config/settings';
 import { EXIT } from '../cli-output';
 import type { ClientOptions } from './jobs';
-import { repositoryInput, withLocalDirectory, withLocalTools } from './local';
+import { repositoryInput, runLocally } from './local';
 
 type MentionsResult = JobResult<'mentions'>;
 
@@ -25,7 +24,7 @@ export interface MentionOptions extends Partial<ClientOptions> {
  */
 export async function mentionCommand(promptArgument: string, options: MentionOptions): Promise<number> {
   const prompt = promptArgument === '-' ? fs.readFileSync(0, 'utf8') : promptArgument;
-  const { parseMentions, summarizeMentions, expandMentions } = await import('@quarry/mentions');
+  const { parseMentions, summarizeMentions } = await import('@quarry/mentions');
   if (options.parseOnly) {
     const parsed = parseMentions(prompt);
     console.log(options.json ? JSON.stringify(parsed, null, 2) : formatParse(parsed));
@@ -48,12 +47,7 @@ export async function mentionCommand(promptArgument: string, options: MentionOpt
     return report(outcome, options as ClientOptions, job.id, (result) => print(result as MentionsResult));
   }
 
-  const config = loadConfig();
-  const result = await withLocalDirectory(config, repository, (real) =>
-    withLocalTools(config, (fetcher) =>
-      expandMentions({ prompt, maxBytes: options.budget }, { root: real, ...config.files, fetchUrl: (url, signal) => fetcher.fetch(url, { signal }) }),
-    ),
-  );
+  const result = await runLocally('mentions', { ...repository, prompt, ...(options.budget ? { budget: { maxBytes: options.budget } } : {}) });
   console.log(print(result));
   return EXIT.ok;
 }

@@ -17,6 +17,9 @@ export interface SearchOptions {
   key?: string;
   /** Branch, tag or commit of a git URL. */
   ref?: string;
+  /** --json: the answer's cap in o200k tokens (default 8,000), and the cursor of the page to continue. */
+  maxTokens?: number;
+  cursor?: string;
 }
 
 /**
@@ -40,6 +43,8 @@ export async function searchCommand(target: string, pattern: string, options: Se
     maxResults: options.maxResults ?? (options.json ? 50 : 200),
     contextLines: options.context ?? 0,
     counts: options.counts === true,
+    ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+    ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
   };
   let answer: SearchAnswer;
   if (options.server) {
@@ -50,7 +55,12 @@ export async function searchCommand(target: string, pattern: string, options: Se
     // The threads start (and load RE2) while the root is resolved.
     search.sharedSearchPool().warm();
     try {
-      answer = 'source' in repository ? await searchUrlHere(repository, input) : await search.answerSearch(await localRoot(repository.root), input, { timeoutMs: LOCAL_TIMEOUT_MS });
+      const request = { ...input, maxTokens: undefined, cursor: undefined };
+      const root = 'root' in repository ? await localRoot(repository.root) : undefined;
+      const run = (maxResults: number) =>
+        root === undefined ? searchUrlHere(repository as { source: { git: string; ref?: string } }, { ...request, maxResults }) : search.answerSearch(root, { ...request, maxResults }, { timeoutMs: LOCAL_TIMEOUT_MS });
+      // --json is what a program or an agent reads: within maxTokens, as the gateway answers.
+      answer = options.json ? await (await import('@quarry/mcp/answers')).pageSearch(input, run) : await run(input.maxResults ?? 50);
     } finally {
       await search.closeSharedSearchPool();
     }
@@ -73,11 +83,10 @@ const LOCAL_TIMEOUT_MS = 10 * 60_000;
  * else the checkout is searched cold, with the same result.
  */
 async function searchUrlHere(repository: { source: { git: string; ref?: string } }, input: SearchInput): Promise<SearchAnswer> {
-  const [{ loadConfig }, { answerSearch }, { IndexedCommits, SegmentCache, snapshotSearch }, { withLocalSnapshot }] = await Promise.all([
+  const [{ loadConfig }, { answerSourceSearch, IndexedCommits, SegmentCache }, { snapshotProviderFor }] = await Promise.all([
     import('@quarry/config/settings'),
-    import('@quarry/search'),
     import('@quarry/search-index'),
-    import('./local'),
+    import('@quarry/snapshot'),
   ]);
   const config = loadConfig();
   const { Pool } = await import('pg');
@@ -86,14 +95,12 @@ async function searchUrlHere(repository: { source: { git: string; ref?: string }
   pool.on('error', () => undefined);
   const store = new SearchIndexRepository(pool);
   const commits = new IndexedCommits(store, new SegmentCache(config.dataDir, store));
+  const provider = snapshotProviderFor(config, ['/']);
   try {
-    const { result, source } = await withLocalSnapshot(config, repository, async (snapshot) => {
-      const { root, search } = await snapshotSearch(snapshot, commits);
-      return answerSearch(root, input, { search, timeoutMs: LOCAL_TIMEOUT_MS });
-    });
-    return { ...result, commit: source.commit };
+    return await answerSourceSearch(provider, repository.source, input, { commits, timeoutMs: LOCAL_TIMEOUT_MS });
   } finally {
     commits.close();
+    await provider.close();
     await pool.end().catch(() => undefined);
   }
 }

@@ -33,6 +33,8 @@ export class GatewayForwarder implements McpEndpoint {
     private readonly tools = new ToolTable(),
   ) {
     this.endpoint = new URL('/mcp', server.replace(/\/+$/, '') + '/');
+    // The gateway lists what this server lists: the same toolsets.
+    this.endpoint.searchParams.set('toolsets', tools.toolsets.join(','));
   }
 
   async callTool(name: string, args: Record<string, unknown>, call: CallContext): Promise<CallToolResult> {

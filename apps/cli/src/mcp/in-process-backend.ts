@@ -1,70 +1,162 @@
-import type { QuarryConfig } from '@quarry/config/settings';
-import type { JobKind, WorkspaceToolInput, WorkspaceToolName, WorkspaceToolResult } from '@quarry/contracts';
-import { detectStack, scanWithStack, type DetectionMode } from '@quarry/detect';
-import type { SafeFetcher } from '@quarry/fetch';
-import { interpretQuery, workspaceTools } from '@quarry/interpret';
-import { LlmClient } from '@quarry/llm';
-import { InProcessJobs, WorkspaceOperations, type JobWork, type QuarryBackend, type RunOptions } from '@quarry/mcp';
-import { expandMentions } from '@quarry/mentions';
-import { FileCache } from '@quarry/workspace';
 import path from 'node:path';
-import { CodeIndexCache, MemoryBlobIndexStore, findSymbols, mapTree, packArtifactName, packSnapshot, packToFile, packToFileWith, sharedBlobIndexer, type IndexedTree } from '@quarry/code-index';
-import { repoReaderOf, snapshotProviderFor, type SnapshotProvider } from '@quarry/snapshot';
-import { localRoot, withLocalSnapshot } from '../commands/local';
+import type { QuarryConfig } from '@quarry/config/settings';
+import type { IndexState, JobKind, NavigationInput, NavigationQuery, NavigationResult, WorkspaceToolInput, WorkspaceToolName } from '@quarry/contracts';
+import type { SafeFetcher } from '@quarry/fetch';
+import { InProcessPorts, navigationReads, runUseCase } from '@quarry/jobs/in-process';
+import type { CheckoutIndexes } from '@quarry/search-index';
+import {
+  InProcessJobs,
+  IndexStates,
+  searchIndexStateOf,
+  WorkspaceOperations,
+  type IndexStateOptions,
+  type JobWork,
+  type QuarryBackend,
+  type RepositoryFields,
+  type RunOptions,
+  type WorkspaceAnswer,
+  type WorkspaceReadOptions,
+} from '@quarry/mcp';
+import { FileCache } from '@quarry/workspace';
+import { snapshotProviderFor, type SnapshotProvider } from '@quarry/snapshot';
+import { localRoot } from '../commands/local';
+
+/** Where the search index's build reports (stderr's logger). */
+export interface SearchIndexLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
 
 /**
  * `quarry mcp` without a server: every tool runs in this process, like the CLI's `--local`
- * commands — no Redis or Postgres. Repositories are any directory the user can read (they are
- * the user's own files); URLs go through the same SSRF guards as the fetch job. Jobs live in
- * memory for the session, so `quarry://jobs/{id}` works here too.
+ * commands — the same use cases (@quarry/jobs) with in-memory ports, no Redis or Postgres, kept
+ * for the session (a second scan of a commit reuses the first's per-blob work). Repositories are
+ * any directory the user can read (they are the user's own files); URLs go through the same SSRF
+ * guards as the fetch job. Jobs live in memory for the session, so `quarry://jobs/{id}` works here too.
  */
 export class InProcessBackend implements QuarryBackend {
   private readonly jobs = new InProcessJobs();
-  private readonly files = new FileCache();
-  private readonly codeIndex = new CodeIndexCache();
-  /** Per-blob code indexes of git URLs' commits, for the session (no Postgres here). */
-  private readonly blobIndexes = new MemoryBlobIndexStore();
+  private readonly ports: InProcessPorts;
   private readonly operations: WorkspaceOperations;
   /** The file tools' git URLs: this process's cache under QUARRY_DATA_DIR, as the --local commands use. */
   private readonly snapshots: SnapshotProvider;
-  private readonly llm: LlmClient | undefined;
+  private readonly states: IndexStates;
+  /** The local checkouts' search indexes (loaded with the first search of a directory; built in the background). */
+  private checkouts: Promise<CheckoutIndexes> | undefined;
+  private checkoutsLoaded: CheckoutIndexes | undefined;
 
   constructor(
     private readonly config: QuarryConfig,
-    private readonly fetcher: SafeFetcher,
+    fetcher: Pick<SafeFetcher, 'fetch'>,
     readonly defaultRepository?: string,
+    onIndexStateError?: (error: unknown) => void,
+    private readonly log?: SearchIndexLog,
   ) {
-    this.llm = config.llm && new LlmClient(config.llm);
     this.snapshots = snapshotProviderFor(config, ['/']);
-    this.operations = new WorkspaceOperations({ resolveRoot: localRoot, snapshots: this.snapshots, ...config.files, fileCache: this.files });
+    // One provider for the reads and the jobs: a directory is watched once.
+    this.ports = new InProcessPorts(config, { fetcher, snapshots: this.snapshots, checkoutSearch: (root) => this.localSearcher(root) });
+    this.operations = new WorkspaceOperations({
+      resolveRoot: localRoot,
+      snapshots: this.snapshots,
+      localSearcherFor: (root) => this.localSearcher(root),
+      ...config.files,
+      fileCache: new FileCache(),
+    });
+    this.states = new IndexStates(
+      {
+        workingTree: async (root) => this.snapshots.workingTree(await localRoot(root)),
+        headOf: async (root) => this.snapshots.headOf(await localRoot(root)),
+        // The tree's listing is read only when the coverage is counted again (a new state).
+        coverage: (target) => this.ports.indexCoverage('tree' in target ? { root: target.root, tree: { state: target.tree.version, files: () => target.tree.files } } : { root: target.git }),
+        searchIndex: (root, commit) => searchIndexStateOf(this.checkoutsLoaded?.status(root), commit),
+      },
+      onIndexStateError,
+    );
   }
 
-  /** Releases the git cache's proxy and processes. */
-  close(): Promise<void> {
-    return this.snapshots.close();
+  /** Starts watching the default repository now, so the first answer does not wait for the walk. */
+  warmUp(): void {
+    if (this.defaultRepository) void this.states.state({ root: this.defaultRepository }, { read: 'files' });
+  }
+
+  /**
+   * How search_text reads a directory: through its HEAD's search index with the edits read beside
+   * it once the index is open; until then (and while the tree's first walk runs) every file is
+   * read, and the first search starts the index's build (QUARRY_SEARCH_INDEX=0: only an index
+   * another process saved is used).
+   */
+  private async localSearcher(root: string) {
+    const tree = await this.snapshots.workingTreeIfOpen(root).catch(() => undefined);
+    if (!tree) return undefined;
+    return (await this.checkoutIndexes()).searcher(tree).search;
+  }
+
+  /** Starts building (or opening) a scanned checkout's search index in the background; a directory outside git has none. */
+  private async startSearchIndex(input: { root?: string; source?: { path?: string } }): Promise<void> {
+    const directory = input.source?.path ?? input.root;
+    if (directory === undefined) return;
+    try {
+      const tree = await this.snapshots.workingTree(await localRoot(directory));
+      if (tree.kind === 'git') (await this.checkoutIndexes()).searcher(tree);
+    } catch (error) {
+      this.log?.warn({ root: directory, err: error }, 'search index: not started after the scan');
+    }
+  }
+
+  private checkoutIndexes(): Promise<CheckoutIndexes> {
+    this.checkouts ??= (async () => {
+      // Loaded with the first search of a directory, not at start-up.
+      const { CheckoutIndexes, FileSearchIndexStore, SegmentCache, SegmentThread } = await import('@quarry/search-index');
+      const store = new FileSearchIndexStore(this.config.dataDir);
+      this.checkoutsLoaded = new CheckoutIndexes({
+        store,
+        cache: new SegmentCache(this.config.dataDir, store),
+        environment: this.snapshots.git.environment(),
+        build: this.config.searchIndex,
+        segments: new SegmentThread().sink,
+        onProgress: (root, progress) => this.log?.info({ root, ...progress }, 'search index: building'),
+        onBuilt: (root, { manifest, built, reused, elapsedMs }) =>
+          this.log?.info({ root, commit: manifest.commit, files: manifest.files, textBytes: manifest.textBytes, indexBytes: manifest.indexBytes, builtBlobs: built.blobs, reusedBlobs: reused, elapsedMs: Math.round(elapsedMs) }, 'search index: built'),
+        onError: (root, error) => this.log?.warn({ root, err: error }, 'search index: not available, searches read the files'),
+      });
+      return this.checkoutsLoaded;
+    })();
+    return this.checkouts;
+  }
+
+  /** Releases the git caches' proxies and processes. */
+  async close(): Promise<void> {
+    this.checkoutsLoaded?.close();
+    await this.ports.close();
+    await this.snapshots.close();
   }
 
   runJob<K extends JobKind>(kind: K, input: Parameters<JobWork<K>>[0], options: RunOptions) {
-    return this.jobs.run(kind, input, options, this.work[kind] as JobWork<K>);
+    const work: JobWork<K> = async (checked, signal, onProgress, id) => {
+      const result = await runUseCase(kind, checked, await this.ports.ports(kind), { id, signal, progress: onProgress });
+      // An agent on this machine reads the document where it is.
+      if (kind === 'pack') {
+        const packed = result as Awaited<ReturnType<JobWork<'pack'>>>;
+        return { ...packed, artifact: { ...packed.artifact, path: path.join(this.config.artifactDir, packed.artifact.name) } } as typeof result;
+      }
+      // A scan of a checkout also makes it searchable through its HEAD's index, as a scan of a URL's commit does.
+      if (kind === 'scan') void this.startSearchIndex(checked as { root?: string; source?: { path?: string } });
+      return result;
+    };
+    return this.jobs.run(kind, input, options, work);
   }
 
-  runWorkspaceTool<T extends WorkspaceToolName>(name: T, input: WorkspaceToolInput<T>, signal: AbortSignal): Promise<WorkspaceToolResult<T>> {
-    return this.operations.run(name, input, signal);
+  runWorkspaceTool<T extends WorkspaceToolName>(name: T, input: WorkspaceToolInput<T>, signal: AbortSignal, options?: WorkspaceReadOptions): Promise<WorkspaceAnswer<T>> {
+    return this.operations.run(name, input, signal, options);
   }
 
-  /** The indexed tree of a code-index job's repository: a git URL's commit (rows in memory), or a local directory. */
-  private async onTree<R extends object>(
-    input: { root?: string; source?: { git: string; ref?: string } | { path: string } },
-    signal: AbortSignal,
-    onProgress: Parameters<JobWork<'symbols'>>[2],
-    work: (tree: IndexedTree) => R,
-  ): Promise<R> {
-    const target = repository(input);
-    if ('source' in target) {
-      const done = await withLocalSnapshot(this.config, target, async (snapshot) => work(await this.codeIndex.snapshotTree(snapshot, this.blobIndexes, { signal, onProgress })));
-      return { ...done.result, source: done.source };
-    }
-    return work(await this.codeIndex.tree(await localRoot(target.root), { signal, onProgress }));
+  indexState(repository: RepositoryFields, options: IndexStateOptions): Promise<IndexState | undefined> {
+    return this.states.state(repository, options);
+  }
+
+  async navigate<Q extends NavigationQuery>(input: NavigationInput & { query: Q }, { signal, onProgress }: Omit<RunOptions, 'onJob'>): Promise<NavigationResult<Q>> {
+    const reads = await navigationReads();
+    return reads.navigate(input, await this.ports.navigation(), { id: 'navigation', signal, progress: onProgress });
   }
 
   async getJob(id: string) {
@@ -74,87 +166,4 @@ export class InProcessBackend implements QuarryBackend {
   async listJobs(limit: number) {
     return this.jobs.list(limit);
   }
-
-  private detect(root: string | ReturnType<typeof repoReaderOf>, mode: DetectionMode | undefined, signal: AbortSignal) {
-    const chosen = mode ?? this.config.detectionMode;
-    return detectStack(root, { mode: chosen, llm: chosen === 'static' ? undefined : this.llm, signal });
-  }
-
-  /** Each kind's work, as its worker processor does it. */
-  private readonly work: { [K in JobKind]: JobWork<K> } = {
-    scan: async (input, signal, onProgress) => {
-      const { result, source } = await withLocalSnapshot(this.config, repository(input), (snapshot) =>
-        scanWithStack(snapshot, { detect: (detectSignal) => this.detect(repoReaderOf(snapshot), undefined, detectSignal), signal, onProgress }),
-      );
-      return { ...result, source };
-    },
-    detect: async (input, signal, onProgress) => {
-      const { result } = await withLocalSnapshot(this.config, repository(input), async (snapshot) => {
-        onProgress({ stage: 'detecting', done: 0, total: 1, message: input.mode ?? this.config.detectionMode });
-        const services = await this.detect(repoReaderOf(snapshot), input.mode, signal);
-        onProgress({ stage: 'detected', done: 1, total: 1, message: `${services.length} service${services.length === 1 ? '' : 's'}` });
-        return services;
-      });
-      return result;
-    },
-    mentions: async (input, signal, onProgress) =>
-      (
-        await withLocalSnapshot(this.config, repository(input), async (snapshot) =>
-          expandMentions(
-            { prompt: input.prompt, maxBytes: input.budget?.maxBytes },
-            {
-              root: await snapshot.workingTree(signal),
-              ...this.config.files,
-              fileCache: this.files,
-              codeIndex: this.codeIndex,
-              fetchUrl: (url, fetchSignal) => this.fetcher.fetch(url, { signal: fetchSignal ?? signal }),
-              signal,
-              onProgress,
-            },
-          ),
-        )
-      ).result,
-    fetch: async (input, signal, onProgress) => {
-      onProgress({ stage: 'fetching', done: 0, total: 1, message: input.url });
-      const result = await this.fetcher.fetch(input.url, { force: input.force, signal });
-      onProgress({ stage: 'fetched', done: 1, total: 1, message: result.fromCache ? 'from cache' : `${result.bytes} bytes` });
-      return result;
-    },
-    interpret: async (input, signal, onProgress) => (await withLocalSnapshot(this.config, repository(input), async (snapshot) => {
-      const root = await snapshot.workingTree(signal);
-      const host = workspaceTools({
-        root,
-        ...this.config.files,
-        fileCache: this.files,
-        detectStack: (directory, stepSignal) => this.detect(directory, undefined, stepSignal ?? signal),
-        fetchUrl: (url, stepSignal) => this.fetcher.fetch(url, { signal: stepSignal ?? signal }),
-      });
-      return interpretQuery({ query: input.query, context: input.context, root, llm: input.ai === 'off' ? undefined : this.llm, ai: input.ai, execute: input.execute, host, signal, onProgress });
-    })).result,
-    symbols: async (input, signal, onProgress) => this.onTree(input, signal, onProgress, (tree) => findSymbols(tree, input)),
-    map: async (input, signal, onProgress) => this.onTree(input, signal, onProgress, (tree) => mapTree(tree, input)),
-    pack: async (input, signal, onProgress) => {
-      const id = `pack-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-      const file = path.join(this.config.artifactDir, packArtifactName(id, input.style));
-      const target = repository(input);
-      let result: Awaited<ReturnType<typeof packToFile>>;
-      if ('source' in target) {
-        const indexer = () => sharedBlobIndexer(input.encoding);
-        const packed = await withLocalSnapshot(this.config, target, (snapshot) =>
-          packToFileWith(file, (sink) => packSnapshot(snapshot, input, sink, { store: this.blobIndexes, indexer, signal, onProgress, title: path.basename(snapshot.root).replace(/\.git$/, '') })),
-        );
-        result = { ...packed.result, source: packed.source };
-      } else {
-        const root = await localRoot(target.root);
-        result = await packToFile(root, input, file, { cache: this.codeIndex, signal, onProgress, title: path.basename(root) });
-      }
-      return { ...result, artifact: { ...result.artifact, path: file } };
-    },
-  };
-}
-
-/** A job input's repository as the CLI names it: the git source, or the root resolved against the current directory. */
-function repository(input: { root?: string; source?: { git: string; ref?: string } | { path: string } }): { source: { git: string; ref?: string } } | { root: string } {
-  if (input.source && 'git' in input.source) return { source: input.source };
-  return { root: path.resolve(input.root ?? (input.source as { path: string }).path) };
 }

@@ -22,19 +22,19 @@ export class AccessService {
   }
 
   async authenticate(token: string | undefined): Promise<Principal> {
+    // A presented key is checked even while "no keys yet" is cached: a job submitted with the first
+    // key in the seconds after it was created is still that key's job, not nobody's.
+    const key = token ? await this.keys.authenticate(token) : null;
+    if (key) return { kind: 'key', keyId: key.id, name: key.name };
     if (!(await this.authRequired())) return { kind: 'anonymous' };
     if (!token) {
       throw new QuarryError('unauthorized', 'This Quarry requires an API key.', {
         suggestion: 'Send "Authorization: Bearer <key>" (REST) or auth.token (socket.io); create one with `quarry keys create NAME`.',
       });
     }
-    const key = await this.keys.authenticate(token);
-    if (!key) {
-      throw new QuarryError('unauthorized', 'The API key is unknown or revoked.', {
-        suggestion: 'Check the key, or create a new one with `quarry keys create NAME`.',
-      });
-    }
-    return { kind: 'key', keyId: key.id, name: key.name };
+    throw new QuarryError('unauthorized', 'The API key is unknown or revoked.', {
+      suggestion: 'Check the key, or create a new one with `quarry keys create NAME`.',
+    });
   }
 }
 

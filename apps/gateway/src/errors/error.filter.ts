@@ -1,8 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { QuarryErrorBody, httpStatusFor, isQuarryError } from '@quarry/contracts';
 import type { Logger } from '@quarry/config';
 import { GATEWAY_LOGGER } from '../gateway.tokens';
+import { describeBodyError } from './body-errors';
 
 /** Every HTTP error leaves as `{kind, message, suggestion?}` with a status derived from the kind. */
 @Catch()
@@ -11,27 +12,15 @@ export class ErrorFilter implements ExceptionFilter {
 
   catch(error: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
-    const { status, body } = this.describe(error);
+    const { status, body } = this.describe(error, host.switchToHttp().getRequest<Request>());
     if (status >= 500) this.logger.error({ err: error }, 'request failed');
     response.status(status).json(body);
   }
 
-  private describe(error: unknown): { status: number; body: QuarryErrorBody | Record<string, unknown> } {
+  private describe(error: unknown, request: Request | undefined): { status: number; body: QuarryErrorBody | Record<string, unknown> } {
     if (isQuarryError(error)) return { status: httpStatusFor(error.kind), body: error.toBody() };
-    // Errors raised by Express's body parser before any controller runs.
-    const parserType = (error as { type?: string } | null)?.type;
-    if (parserType === 'entity.too.large') {
-      return {
-        status: 413,
-        body: { kind: 'body_too_large', message: 'The request body is larger than this server accepts.', suggestion: 'Send a smaller body, or raise QUARRY_MAX_BODY_BYTES.' },
-      };
-    }
-    if (parserType === 'entity.parse.failed') {
-      return { status: 400, body: { kind: 'input_invalid', message: 'The request body is not valid JSON.', suggestion: 'Send a JSON object with content-type application/json.' } };
-    }
-    if (parserType === 'charset.unsupported' || parserType === 'encoding.unsupported') {
-      return { status: 415, body: { kind: 'input_invalid', message: 'Unsupported body encoding.', suggestion: 'Send UTF-8 JSON.' } };
-    }
+    const bodyError = describeBodyError(error, request);
+    if (bodyError) return bodyError;
     if (error instanceof HttpException) {
       const status = error.getStatus();
       const response = error.getResponse();

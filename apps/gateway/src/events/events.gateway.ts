@@ -3,6 +3,7 @@ import {
   ConnectedSocket,
   MessageBody,
   OnGatewayConnection,
+  OnGatewayDisconnect,
   OnGatewayInit,
   SubscribeMessage,
   WebSocketGateway,
@@ -11,13 +12,11 @@ import type { Socket } from 'socket.io';
 import {
   ClientToServerEvents,
   EVENTS_NAMESPACE,
-  JobView,
   QuarryError,
   ServerToClientEvents,
   SubscribeAck,
   isQuarryError,
   isTerminal,
-  jobRoom,
 } from '@quarry/contracts';
 import type { Logger } from '@quarry/config';
 import { AccessService } from '../auth/access.service';
@@ -31,12 +30,12 @@ type EventsSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<st
 /**
  * socket.io `/events`. The handshake carries the API key (`auth.token`); `subscribe {jobId}`
  * answers with the job, sends a snapshot (status, progress, result, history) from Postgres, then
- * joins the job's room for live events. WebSocket transport only, so several gateways work
+ * joins the job's room for live events — exactly one outcome per subscriber (JobEventsEmitter). WebSocket transport only, so several gateways work
  * behind a plain load balancer without sticky sessions.
  */
 @WebSocketGateway({ namespace: EVENTS_NAMESPACE, transports: ['websocket'], cors: { origin: true } })
 @Injectable()
-export class EventsGateway implements OnGatewayInit, OnGatewayConnection {
+export class EventsGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect {
   constructor(
     private readonly access: AccessService,
     private readonly jobs: JobsService,
@@ -66,6 +65,10 @@ export class EventsGateway implements OnGatewayInit, OnGatewayConnection {
     this.logger.debug({ socket: socket.id }, 'socket connected');
   }
 
+  handleDisconnect(socket: EventsSocket): void {
+    this.emitter.forgetSocket(socket.id);
+  }
+
   @SubscribeMessage('subscribe')
   async subscribe(@ConnectedSocket() socket: EventsSocket, @MessageBody() payload: unknown): Promise<SubscribeAck> {
     try {
@@ -73,8 +76,9 @@ export class EventsGateway implements OnGatewayInit, OnGatewayConnection {
       const principal = socket.data.principal ?? { kind: 'anonymous' };
       const job = await this.jobs.get(jobId, principal);
       socket.emit('job.snapshot', { job, history: await this.jobs.historyOf(job.id) });
-      await socket.join(jobRoom(jobId));
-      await this.catchUp(socket, job, principal);
+      this.emitter.follow(socket, job);
+      // The job may have finished between the snapshot read and the join, when no room had this socket.
+      if (!isTerminal(job.status)) this.emitter.catchUp(socket, await this.jobs.get(job.id, principal));
       return { ok: true, job };
     } catch (error) {
       if (isQuarryError(error)) return { ok: false, error: error.toBody() };
@@ -86,23 +90,11 @@ export class EventsGateway implements OnGatewayInit, OnGatewayConnection {
   @SubscribeMessage('unsubscribe')
   async unsubscribe(@ConnectedSocket() socket: EventsSocket, @MessageBody() payload: unknown): Promise<{ ok: boolean }> {
     try {
-      await socket.leave(jobRoom(jobIdOf(payload)));
+      this.emitter.unfollow(socket, jobIdOf(payload));
       return { ok: true };
     } catch {
       return { ok: false };
     }
-  }
-
-  /**
-   * The job may have finished between the snapshot read and the join, when no room saw its
-   * final event: read it once more and send that event to this socket only.
-   */
-  private async catchUp(socket: EventsSocket, seen: JobView, principal: Principal): Promise<void> {
-    if (isTerminal(seen.status)) return;
-    const now = await this.jobs.get(seen.id, principal);
-    if (now.status === 'succeeded') socket.emit('job.completed', { jobId: now.id, result: now.result });
-    else if (now.status === 'failed' && now.error) socket.emit('job.failed', { jobId: now.id, error: now.error });
-    else if (now.status === 'cancelled') socket.emit('job.cancelled', { jobId: now.id });
   }
 }
 

@@ -80,8 +80,8 @@ export class JobRelayService implements OnApplicationBootstrap, OnApplicationShu
     const job = await this.jobs.find(jobId);
     if (!job) return;
     if (job.status === 'succeeded') this.emitter.completed(jobId, job.result);
-    else if (job.status === 'failed' && job.error) this.emitter.failed(jobId, job.error);
-    else if (job.status === 'cancelled') this.emitter.cancelled(jobId);
+    else if (job.status === 'failed' && job.error) this.emitter.failed(jobId, job.error, job.finishedAt);
+    else if (job.status === 'cancelled') this.emitter.cancelled(jobId, job.finishedAt);
     else if (job.status === 'queued') this.emitter.status(jobId, 'queued', job.attempts, job.error ?? undefined);
   }
 }

@@ -3,6 +3,7 @@ import { gateUrl, parseAllowList } from '@quarry/fetch';
 import { checkGitUrl } from '@quarry/snapshot';
 import { resolveWorkspaceRoot } from '@quarry/workspace';
 import { validateCodeIndexInput } from '@quarry/code-index';
+import { validateContextRequest, type ContextRequest } from '@quarry/context';
 
 export interface AdmissionPolicy {
   workspaceRoots: readonly string[];
@@ -15,7 +16,7 @@ export interface AdmissionPolicy {
  * allowed roots (stored as its real path); a git source must be an https URL the policy allows; a
  * URL must pass the URL gate (scheme, port, no credentials, no internal literal address); a
  * code-index request must have a sane budget, a known style, compilable globs and a symbol name
- * that can be one. Workers check again when they run: they may see
+ * that can be one; a context request a task of 1 byte to 64 KiB, a sane budget and focus paths inside the root. Workers check again when they run: they may see
  * another file system, and DNS is only asked at connect time.
  */
 export async function admitInput(
@@ -27,6 +28,7 @@ export async function admitInput(
 ): Promise<Record<string, unknown>> {
   let admitted = input;
   if (kind === 'symbols' || kind === 'map' || kind === 'pack') validateCodeIndexInput(kind, input);
+  if (kind === 'context') validateContextRequest(input as unknown as ContextRequest);
   if (typeof input.root === 'string') {
     const requested = input.root;
     let real = roots?.get(requested);

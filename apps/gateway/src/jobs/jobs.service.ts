@@ -10,6 +10,7 @@ import {
   closestMatch,
   isBuiltKind,
   isJobKind,
+  assertStorableText,
   parseOrThrow,
   submitBatchSchema,
   submitJobSchema,
@@ -118,7 +119,10 @@ export class JobsService {
         suggestion: 'Upgrade Quarry, or submit one of the available kinds listed at /docs.',
       });
     }
-    const input = parseOrThrow(JOB_CONTRACTS[request.kind].input, request.input, where === 'body' ? 'input' : `${where}.input`) as Record<string, unknown>;
+    const inputWhere = where === 'body' ? 'input' : `${where}.input`;
+    const input = parseOrThrow(JOB_CONTRACTS[request.kind].input, request.input, inputWhere) as Record<string, unknown>;
+    // Checked before the roots are resolved, so a NUL in a path reads as bad input, not a missing root.
+    assertStorableText(input, inputWhere);
     const admitted = await admitInput(request.kind, input, { workspaceRoots: this.config.workspaceRoots, fetchAllow: this.config.fetch.allow }, roots);
     return { kind: request.kind, input: admitted };
   }
@@ -176,8 +180,9 @@ export class JobsService {
     await this.publisher.publish(cancelChannel(this.config.queuePrefix), id).catch((error: unknown) => {
       this.logger.warn({ err: error, jobId: id }, 'could not broadcast the cancel');
     });
-    this.emitter.cancelled(id);
-    return this.get(id, principal);
+    const cancelled = await this.get(id, principal);
+    this.emitter.cancelled(id, cancelled.finishedAt);
+    return cancelled;
   }
 
   async retry(id: string, principal: Principal): Promise<JobView> {

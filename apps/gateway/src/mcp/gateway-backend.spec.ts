@@ -1,5 +1,6 @@
 import { loadConfig } from '@quarry/config';
 import { QuarryError, type JobView } from '@quarry/contracts';
+import type { NavigationPorts } from '@quarry/jobs';
 import { WorkspaceOperations } from '@quarry/mcp';
 import { JobEventsEmitter } from '../events/job-events.emitter';
 import type { JobsService } from '../jobs/jobs.service';
@@ -26,9 +27,9 @@ function setup(initial: JobView['status'] = 'queued') {
       return current;
     },
   } as unknown as JobsService;
-  const emitter = new JobEventsEmitter();
+  const emitter = new JobEventsEmitter({ find: async () => null });
   const config = { ...loadConfig({}, '/srv'), workspaceRoots: ['/srv/repo'] };
-  const backend = new GatewayBackend({ kind: 'anonymous' }, jobs, emitter, new WorkspaceOperations({ resolveRoot: async (root) => root }), config);
+  const backend = new GatewayBackend({ kind: 'anonymous' }, jobs, emitter, new WorkspaceOperations({ resolveRoot: async (root) => root }), config, {} as NavigationPorts);
   return { backend, emitter, calls, setJob: (job: JobView) => (current = job) };
 }
 

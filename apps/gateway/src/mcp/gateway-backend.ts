@@ -2,17 +2,21 @@ import type { QuarryConfig } from '@quarry/config';
 import {
   QuarryError,
   isTerminal,
+  type IndexState,
   type ErrorKind,
   type JobInput,
   type JobKind,
   type JobResult,
   type JobView,
+  type NavigationInput,
+  type NavigationQuery,
+  type NavigationResult,
   type QuarryErrorBody,
   type WorkspaceToolInput,
   type WorkspaceToolName,
-  type WorkspaceToolResult,
 } from '@quarry/contracts';
-import type { QuarryBackend, RunOptions, WorkspaceOperations } from '@quarry/mcp';
+import { navigate, type NavigationPorts } from '@quarry/jobs';
+import type { IndexStateOptions, IndexStates, QuarryBackend, RepositoryFields, RunOptions, WorkspaceAnswer, WorkspaceOperations, WorkspaceReadOptions } from '@quarry/mcp';
 import type { Principal } from '../auth/principal';
 import type { JobEventsEmitter } from '../events/job-events.emitter';
 import type { JobsService } from '../jobs/jobs.service';
@@ -25,7 +29,8 @@ type Outcome = { status: 'succeeded'; result: unknown } | { status: 'failed'; er
 /**
  * The MCP tools of one session, run as the session's API key: jobs through the jobs service
  * (stored, queued, run by the workers, owned by the key, visible in the dashboard), their events
- * from this gateway's relay, and workspace reads here, inside QUARRY_WORKSPACE_ROOTS.
+ * from this gateway's relay, and workspace and navigation reads here, inside QUARRY_WORKSPACE_ROOTS
+ * (navigation on the graphs `POST /v1/navigation` keeps).
  */
 export class GatewayBackend implements QuarryBackend {
   readonly defaultRepository: string | undefined;
@@ -36,6 +41,8 @@ export class GatewayBackend implements QuarryBackend {
     private readonly emitter: JobEventsEmitter,
     private readonly operations: WorkspaceOperations,
     config: QuarryConfig,
+    private readonly navigation: NavigationPorts,
+    private readonly states?: IndexStates,
   ) {
     // With one workspace root there is only one place a repository can be.
     this.defaultRepository = config.workspaceRoots.length === 1 ? config.workspaceRoots[0] : undefined;
@@ -53,8 +60,16 @@ export class GatewayBackend implements QuarryBackend {
     throw new QuarryError('job_cancelled', `The ${kind} job ${job.id} was cancelled.`, { suggestion: 'Call the tool again to run it again.' });
   }
 
-  runWorkspaceTool<T extends WorkspaceToolName>(name: T, input: WorkspaceToolInput<T>, signal: AbortSignal): Promise<WorkspaceToolResult<T>> {
-    return this.operations.run(name, input, signal);
+  runWorkspaceTool<T extends WorkspaceToolName>(name: T, input: WorkspaceToolInput<T>, signal: AbortSignal, options?: WorkspaceReadOptions): Promise<WorkspaceAnswer<T>> {
+    return this.operations.run(name, input, signal, options);
+  }
+
+  async indexState(repository: RepositoryFields, options: IndexStateOptions): Promise<IndexState | undefined> {
+    return this.states?.state(repository, options);
+  }
+
+  navigate<Q extends NavigationQuery>(input: NavigationInput & { query: Q }, { signal, onProgress }: Omit<RunOptions, 'onJob'>): Promise<NavigationResult<Q>> {
+    return navigate(input, this.navigation, { id: 'navigation', signal, progress: onProgress });
   }
 
   getJob(id: string): Promise<JobView> {

@@ -4,7 +4,10 @@ import type { Request, Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { QUARRY_CONFIG, QuarryConfig, Logger, packageVersion } from '@quarry/config';
-import { BackendEndpoint, WorkspaceOperations, createQuarryMcpServer } from '@quarry/mcp';
+import type { BlobIndexStore } from '@quarry/code-index';
+import { QuarryError } from '@quarry/contracts';
+import { BlobCodeIndexRepository, JobRepository, SearchIndexRepository } from '@quarry/db';
+import { BackendEndpoint, IndexStates, ToolTable, searchIndexStateOf, WorkspaceOperations, createQuarryMcpServer, parseToolsets } from '@quarry/mcp';
 import { snapshotProviderFor, type SnapshotProvider } from '@quarry/snapshot';
 import { snapshotSearch } from '@quarry/search-index';
 import { RepositorySearch } from '../search/search.controller';
@@ -13,7 +16,9 @@ import { Principal, ownerFilter } from '../auth/principal';
 import { JobEventsEmitter } from '../events/job-events.emitter';
 import { GATEWAY_LOGGER } from '../gateway.tokens';
 import { JobsService } from '../jobs/jobs.service';
+import { GatewayNavigation } from '../navigation/navigation.controller';
 import { GatewayBackend } from './gateway-backend';
+import { StoredIndexCoverage } from './stored-index-coverage';
 
 /** A session unused this long is closed (its client starts a new one when it comes back). */
 export const MCP_SESSION_IDLE_MS = 60 * 60_000;
@@ -41,6 +46,9 @@ export class McpSessions implements OnApplicationShutdown {
   private readonly snapshots: SnapshotProvider;
   private readonly version = packageVersion();
   private readonly sweeper: NodeJS.Timeout;
+  /** The repositories' states every answer reports, shared by the sessions (a directory is watched once). */
+  private readonly states: IndexStates;
+  private readonly tools = new ToolTable();
 
   constructor(
     @Inject(QUARRY_CONFIG) private readonly config: QuarryConfig,
@@ -48,6 +56,10 @@ export class McpSessions implements OnApplicationShutdown {
     private readonly jobs: JobsService,
     private readonly emitter: JobEventsEmitter,
     repositories: RepositorySearch,
+    @Inject(BlobCodeIndexRepository) codeIndex: BlobIndexStore,
+    searchIndex: SearchIndexRepository,
+    jobRows: JobRepository,
+    private readonly navigation: GatewayNavigation,
   ) {
     this.snapshots = snapshotProviderFor(config);
     this.operations = new WorkspaceOperations({
@@ -55,9 +67,22 @@ export class McpSessions implements OnApplicationShutdown {
       snapshots: this.snapshots,
       // search_text on an indexed commit: the commits opened by POST /v1/search serve it too.
       searcherFor: async (snapshot, signal) => (await snapshotSearch(snapshot, repositories.commits, signal)).search,
+      // search_text of a checkout: its HEAD's index (built here on first use) with the edits beside it.
+      localSearcherFor: (root) => repositories.localSearcher(root),
       ...config.files,
       fileCache: new FileCache(),
     });
+    const coverage = new StoredIndexCoverage(codeIndex, searchIndex, async () => (await jobRows.list({ kind: 'scan', status: 'running', limit: 50 })).items);
+    this.states = new IndexStates(
+      {
+        // The working trees the searches watch: one watcher per directory in this gateway.
+        workingTree: (root) => repositories.snapshots.workingTree(root),
+        headOf: (root) => repositories.snapshots.headOf(root),
+        coverage: (target) => coverage.coverage(target),
+        searchIndex: (root, commit) => searchIndexStateOf(repositories.checkouts.status(root), commit),
+      },
+      (error) => this.logger.debug({ err: error }, 'index state unavailable'),
+    );
     this.sweeper = setInterval(() => this.closeIdle(Date.now() - MCP_SESSION_IDLE_MS), 60_000);
     this.sweeper.unref();
   }
@@ -80,11 +105,13 @@ export class McpSessions implements OnApplicationShutdown {
     if (request.method !== 'POST' || !isInitializeRequest(request.body)) {
       return jsonRpcError(response, 400, -32000, 'Bad request: send an initialize request first, then the Mcp-Session-Id header it returns.');
     }
-    const transport = await this.open(principal);
+    // The session's toolsets are chosen when it opens: /mcp?toolsets=files,search (a typed 400 for an unknown one).
+    const toolsets = parseToolsets(toolsetsParameter(request.query.toolsets));
+    const transport = await this.open(principal, this.tools.withToolsets(toolsets));
     await transport.handleRequest(request, response, request.body);
   }
 
-  private async open(principal: Principal): Promise<StreamableHTTPServerTransport> {
+  private async open(principal: Principal, tools: ToolTable): Promise<StreamableHTTPServerTransport> {
     if (this.sessions.size >= MAX_MCP_SESSIONS) this.closeLongestIdle();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -95,9 +122,9 @@ export class McpSessions implements OnApplicationShutdown {
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
-    const backend = new GatewayBackend(principal, this.jobs, this.emitter, this.operations, this.config);
-    const endpoint = new BackendEndpoint(backend, { onInternalError: (error, tool) => this.logger.error({ err: error, tool }, 'MCP tool failed') });
-    const server = createQuarryMcpServer({ endpoint, version: this.version, defaultRepository: backend.defaultRepository });
+    const backend = new GatewayBackend(principal, this.jobs, this.emitter, this.operations, this.config, this.navigation.ports, this.states);
+    const endpoint = new BackendEndpoint(backend, { tools, onInternalError: (error, tool) => this.logger.error({ err: error, tool }, 'MCP tool failed') });
+    const server = createQuarryMcpServer({ endpoint, tools, version: this.version, defaultRepository: backend.defaultRepository });
     server.onerror = (error) => this.logger.debug({ err: error }, 'MCP protocol error');
     await server.connect(transport);
     return transport;
@@ -117,6 +144,14 @@ export class McpSessions implements OnApplicationShutdown {
     await Promise.all([...this.sessions.values()].map((session) => session.transport.close().catch(() => undefined)));
     await this.snapshots.close();
   }
+}
+
+/** `?toolsets=a,b` or `?toolsets=a&toolsets=b`, as Express parses them; anything else is no choice. */
+function toolsetsParameter(value: unknown): string | string[] | undefined {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value as string[];
+  if (value !== undefined) throw new QuarryError('toolset_unknown', 'toolsets must be a comma-separated list of toolset names.', { suggestion: '/mcp?toolsets=files,search' });
+  return undefined;
 }
 
 function jsonRpcError(response: Response, status: number, code: number, message: string): void {

@@ -1,6 +1,8 @@
-import { findSecrets } from '@quarry/workspace';
+import { findSecrets, isBinaryContent, languageOf } from '@quarry/workspace';
 import { DEFAULT_TOKEN_ENCODING, TokenEncoding, tokenCounter } from '../tokens/token-counter';
 import { SymbolExtractor, SymbolExtractorOptions } from '../symbols/symbol-extractor';
+import type { ImportEntry } from '../symbols/imports';
+import { packOccurrences } from '../symbols/occurrences';
 import type { Definition, IndexWarning } from '../symbols/symbol-types';
 
 /** A credential found in a blob: what `pack` and mentions redact. Offsets are UTF-16, end exclusive. */
@@ -30,6 +32,12 @@ export interface BlobIndex {
   definitions: Definition[];
   /** Names used (not defined) in the blob, with counts, sorted by name. */
   references: [name: string, count: number][];
+  /** Where each referenced name is used, in `references`' order (packed: see symbols/occurrences.ts). */
+  occurrences: string;
+  /** Import, re-export, include and `use` statements, as written. */
+  imports: ImportEntry[];
+  /** The package a Go or Java file declares. */
+  package?: string;
   secrets: BlobSecret[];
   warnings: IndexWarning[];
 }
@@ -46,8 +54,6 @@ export interface BlobIndexerOptions extends SymbolExtractorOptions {
   encoding?: TokenEncoding;
 }
 
-/** git's rule: a NUL in the first 8,000 bytes makes a file binary. */
-const BINARY_PROBE_BYTES = 8000;
 const decoder = new TextDecoder('utf-8');
 
 /**
@@ -77,12 +83,13 @@ export class BlobIndexer {
 
   index(input: BlobInput): BlobIndex {
     const bytes = typeof input.content === 'string' ? Buffer.byteLength(input.content) : input.content.byteLength;
-    if (typeof input.content !== 'string' && isBinary(input.content)) {
-      return { encoding: this.encoding, tokens: 0, bytes, lines: 0, binary: true, language: input.language, symbols: 'unsupported', definitions: [], references: [], secrets: [], warnings: [] };
+    if (typeof input.content !== 'string' && isBinaryContent(input.content)) {
+      return { encoding: this.encoding, tokens: 0, bytes, lines: 0, binary: true, language: input.language, symbols: 'unsupported', definitions: [], references: [], occurrences: '', imports: [], secrets: [], warnings: [] };
     }
     const text = typeof input.content === 'string' ? stripBom(input.content) : decodeText(input.content);
     const symbols = this.extractor.extract(input.path, input.language, text);
-    return {
+    const references = [...symbols.references].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const index: BlobIndex = {
       encoding: this.encoding,
       tokens: this.countTokens(text),
       bytes,
@@ -91,10 +98,14 @@ export class BlobIndexer {
       language: input.language,
       symbols: symbols.status,
       definitions: symbols.definitions,
-      references: [...symbols.references].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+      references,
+      occurrences: packOccurrences(symbols.occurrences, references.map(([name]) => name), text, symbols.lineStarts),
+      imports: symbols.imports,
       secrets: secretsOf(text),
       warnings: symbols.warnings,
     };
+    if (symbols.package !== undefined) index.package = symbols.package;
+    return index;
   }
 }
 
@@ -107,9 +118,6 @@ function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-function isBinary(content: Uint8Array): boolean {
-  return content.subarray(0, BINARY_PROBE_BYTES).includes(0);
-}
 
 /** Lines as editors count them: a final line without a newline still counts. */
 function countLines(text: string): number {
@@ -131,4 +139,9 @@ function secretsOf(text: string): BlobSecret[] {
     secrets.push({ kind: finding.kind, line, start: finding.start, end: finding.end });
   }
   return secrets;
+}
+
+/** The per-file index: a pure function of the path (its language) and the content. */
+export function indexBlob(indexer: BlobIndexer, filePath: string, content: Uint8Array): BlobIndex {
+  return indexer.index({ path: filePath, language: languageOf(filePath), content });
 }

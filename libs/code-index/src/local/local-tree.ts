@@ -31,7 +31,27 @@ export interface TreeListing {
 const STAT_CONCURRENCY = 32;
 
 /**
- * The only function of the code index that reads a local directory (the walker's view: gitignore
+ * A tree's listing from what a watcher already knows (@quarry/snapshot's WorkingTree: each file
+ * with its blob id, or its size and time outside git): no walk, no stat. Sizes are not known
+ * (`bytes` 0: only a pack needs them, and a pack lists its own tree); `state` is the watcher's.
+ */
+export function listingFromFiles(root: string, files: ReadonlyMap<string, string>, state: string): TreeListing {
+  const entries: TreeEntry[] = [];
+  let secretFiles = 0;
+  for (const [relative, version] of files) {
+    if (secretPathReason(relative) !== undefined) {
+      secretFiles++;
+      continue;
+    }
+    const absolute = path.join(root, relative);
+    entries.push({ path: relative, bytes: 0, version, read: () => readFile(absolute), head: (bytes) => readHead(absolute, bytes) });
+  }
+  entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { entries, state, secretFiles };
+}
+
+/**
+ * The only function of the code index that walks a local directory (the walker's view: gitignore
  * honoured, `.git` and symlinks skipped), so moving it onto a snapshot of a git URL or a local
  * path changes this file and nothing else. Files whose names mark them as credentials are left
  * out: they are never code to index, pack or map.

@@ -5,7 +5,8 @@ import { makeTempTree, removeTempTree } from '../../../workspace/src/testing/tem
 import { countTokens } from '../tokens/token-counter';
 import { StringSink } from '../pack/sinks';
 import { listLocalTree } from './local-tree';
-import { findSymbols, mapTree, packToFile, packTree, pruneArtifacts, validateCodeIndexInput } from './operations';
+import { findSymbols, mapTree, packToFile, packTree, pruneArtifacts } from './operations';
+import { validateCodeIndexInput } from '../validate-input';
 import { CodeIndexCache } from './tree-index';
 
 let root: string;

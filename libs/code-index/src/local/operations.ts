@@ -3,44 +3,25 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { JobInput, JobProgress, JobResult } from '@quarry/contracts';
 import { QuarryError } from '@quarry/contracts';
-import { languageOf, redactSecrets } from '@quarry/workspace';
+import { BINARY_SNIFF_BYTES, isBinaryContent, languageOf, redactSecrets } from '@quarry/workspace';
 import { decodeText, type BlobIndex } from '../index/blob-index';
 import { parseSymbolQuery } from '../lookup/symbol-table';
-import { buildRepoMap, validateBudget } from '../map/repo-map';
-import { packLayout } from '../pack/pack-styles';
-import { compilePathFilter, validatePatterns } from '../pack/path-filter';
+import { buildRepoMap } from '../map/repo-map';
+import { compilePathFilter } from '../pack/path-filter';
+import { TokenTotalsBuilder, writePackReporting, type PackTreeResult } from '../pack/pack-report';
 import { streamSink, type PackSink } from '../pack/sinks';
-import { MAX_PACK_TOKENS, writePack, type PackFile, type PackOptions } from '../pack/write-pack';
+import type { PackFile } from '../pack/write-pack';
+import { validateCodeIndexInput } from '../validate-input';
+import type { IndexedFile, IndexedTree } from '../index/indexed-tree';
 import type { Definition } from '../symbols/symbol-types';
 import { DEFAULT_TOKEN_ENCODING, type TokenEncoding } from '../tokens/token-counter';
 import { listLocalTree, type TreeEntry } from './local-tree';
-import type { CodeIndexCache, IndexedFile, IndexedTree } from './tree-index';
+import type { CodeIndexCache } from './tree-index';
 
 type SymbolsInput = Omit<JobInput<'symbols'>, 'root' | 'source'>;
 type MapInput = Omit<JobInput<'map'>, 'root' | 'source'>;
 type PackInput = Omit<JobInput<'pack'>, 'root' | 'source'>;
-type TokenTotals = JobResult<'map'>['repository'];
 
-const LARGEST_FILES = 20;
-const BINARY_PROBE_BYTES = 8000;
-
-/**
- * Checks what can be checked without reading the tree, so a bad request gets its typed 4xx at
- * submission: the budget (`budget_invalid`), the style (`style_unknown`), the globs
- * (`pattern_invalid`) and the symbol name (`symbol_invalid`).
- */
-export function validateCodeIndexInput(kind: 'symbols' | 'map' | 'pack', input: Record<string, unknown>): void {
-  if (kind === 'symbols') {
-    if (typeof input.name === 'string') parseSymbolQuery(input.name);
-    if (typeof input.path === 'string') compilePathFilter({ include: [input.path] });
-  } else if (kind === 'map') {
-    validateBudget(input.tokens as number);
-  } else {
-    packLayout(input.style as string);
-    if (input.maxTokens !== undefined) validateBudget(input.maxTokens as number, MAX_PACK_TOKENS);
-    compilePathFilter({ include: validatePatterns(input.include as unknown[] | undefined, 'include'), ignore: validatePatterns(input.ignore as unknown[] | undefined, 'ignore') });
-  }
-}
 
 /**
  * `quarry symbols`: the ranked definitions of one name (`@symbol:`'s lookup), or every definition
@@ -139,7 +120,6 @@ export interface PackTreeOptions {
   title?: string;
 }
 
-export type PackTreeResult = Omit<JobResult<'pack'>, 'artifact' | 'durationMs'>;
 
 /**
  * `quarry pack`: the tree under `root` as one document written to `sink`, file by file (memory
@@ -153,64 +133,6 @@ export async function packTree(root: string, input: PackInput, sink: PackSink, o
   const encoding = (input.encoding ?? DEFAULT_TOKEN_ENCODING) as TokenEncoding;
   const symbols = input.compress ? (await options.cache.blobIndexer()).symbols : undefined;
   return writePackReporting(files, sink, input, { encoding, symbols, title: options.title, signal: options.signal, onProgress: options.onProgress, progressTotal: files.length, secretFiles: listing.secretFiles });
-}
-
-/**
- * Writes a pack (`writePack`) with progress at most every 250 ms, and shapes the job's result:
- * the same for a directory and for a snapshot.
- */
-export async function writePackReporting(
-  files: readonly PackFile[],
-  sink: PackSink,
-  input: PackInput,
-  options: {
-    encoding: TokenEncoding;
-    symbols: PackOptions['symbols'];
-    title?: string;
-    signal?: AbortSignal;
-    onProgress?: (progress: JobProgress) => void;
-    /** What the bar counts to (the selected files, when the caller knows them). */
-    progressTotal: number;
-    secretFiles: number;
-  },
-): Promise<PackTreeResult> {
-  const { encoding, onProgress, progressTotal: total } = options;
-  const totals = new TokenTotalsBuilder(encoding);
-  let written = 0;
-  let lastReport = 0;
-  const result = await writePack(files, sink, {
-    style: input.style,
-    include: input.include,
-    ignore: input.ignore,
-    compress: input.compress,
-    maxTokens: input.maxTokens,
-    encoding,
-    title: options.title,
-    symbols: options.symbols,
-    signal: options.signal,
-    onFile: (file) => {
-      totals.add(file.path, file.language, file.tokens);
-      written++;
-      const now = performance.now();
-      if (now - lastReport > 250) {
-        lastReport = now;
-        onProgress?.({ stage: 'packing', done: written, total, message: file.path });
-      }
-    },
-  });
-  onProgress?.({ stage: 'packed', done: written, total, message: `${result.files} files, ${result.tokens} tokens` });
-  return {
-    style: result.style,
-    files: result.files,
-    tokens: result.tokens,
-    encoding,
-    bytes: result.bytes,
-    redactions: result.redactions,
-    compressed: result.compressed,
-    omitted: result.omitted,
-    skipped: { ...result.skipped, secretFiles: options.secretFiles },
-    totals: totals.result(),
-  };
 }
 
 /**
@@ -234,7 +156,7 @@ async function packFilesOf(entries: readonly TreeEntry[], known: (entry: TreeEnt
       }
       let binary = false;
       try {
-        binary = entry.bytes > 0 && (await entry.head(BINARY_PROBE_BYTES)).includes(0);
+        binary = entry.bytes > 0 && isBinaryContent(await entry.head(BINARY_SNIFF_BYTES));
       } catch {
         binary = true; // unreadable now: nothing to pack
       }
@@ -243,45 +165,6 @@ async function packFilesOf(entries: readonly TreeEntry[], known: (entry: TreeEnt
   };
   await Promise.all(Array.from({ length: 32 }, probe));
   return files;
-}
-
-/** Tokens per language, top-level directory and file, as the map and pack results report them. */
-export class TokenTotalsBuilder {
-  private total = 0;
-  private readonly languages = new Map<string, { language: string; files: number; tokens: number }>();
-  private readonly directories = new Map<string, { path: string; files: number; tokens: number }>();
-  private largest: { path: string; tokens: number }[] = [];
-
-  constructor(private readonly encoding: TokenEncoding) {}
-
-  add(path: string, language: string | undefined, tokens: number): void {
-    this.total += tokens;
-    const name = language ?? 'Other';
-    const languageRow = this.languages.get(name) ?? this.languages.set(name, { language: name, files: 0, tokens: 0 }).get(name)!;
-    languageRow.files++;
-    languageRow.tokens += tokens;
-    const slash = path.indexOf('/');
-    const top = slash === -1 ? '.' : path.slice(0, slash);
-    const directoryRow = this.directories.get(top) ?? this.directories.set(top, { path: top, files: 0, tokens: 0 }).get(top)!;
-    directoryRow.files++;
-    directoryRow.tokens += tokens;
-    if (this.largest.length < LARGEST_FILES || tokens > this.largest[this.largest.length - 1].tokens) {
-      this.largest.push({ path, tokens });
-      this.largest.sort((a, b) => b.tokens - a.tokens || (a.path < b.path ? -1 : 1));
-      if (this.largest.length > LARGEST_FILES) this.largest.pop();
-    }
-  }
-
-  result(): TokenTotals {
-    const byTokens = <T extends { tokens: number }>(rows: Iterable<T>, key: (row: T) => string) => [...rows].sort((a, b) => b.tokens - a.tokens || (key(a) < key(b) ? -1 : 1));
-    return {
-      total: this.total,
-      encoding: this.encoding,
-      byLanguage: byTokens(this.languages.values(), (row) => row.language),
-      byDirectory: byTokens(this.directories.values(), (row) => row.path),
-      largestFiles: [...this.largest],
-    };
-  }
 }
 
 const PACK_ARTIFACTS: Record<string, { extension: string; contentType: string }> = {

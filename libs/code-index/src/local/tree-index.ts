@@ -1,31 +1,17 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { JobProgress } from '@quarry/contracts';
-import { languageOf } from '@quarry/workspace';
-import { BlobIndexer, type BlobIndex } from '../index/blob-index';
-import { SymbolTable } from '../lookup/symbol-table';
+import { BlobIndexer, indexBlob, type BlobIndex } from '../index/blob-index';
+import { indexedTree, type IndexedFile, type IndexedTree } from '../index/indexed-tree';
+import { secretPathReason } from '@quarry/workspace';
 import { listLocalTree, type TreeEntry, type TreeListing } from './local-tree';
 import type { BlobIndexStore } from '../store/blob-index-store';
 import { indexSnapshotTree, listSnapshotFiles, type IndexableSnapshot } from '../store/snapshot-index';
 
-/** One indexed file of a tree. */
-export interface IndexedFile {
-  path: string;
-  index: BlobIndex;
-}
-
-/** A tree at one state with every file indexed; its symbol table is built on first use. */
-export interface IndexedTree {
-  root: string;
-  state: string;
-  files: IndexedFile[];
-  /** Files left out because their names mark them as credentials. */
-  secretFiles: number;
-  symbolTable(): SymbolTable;
-}
-
 export interface TreeIndexOptions {
   signal?: AbortSignal;
   onProgress?: (progress: JobProgress) => void;
+  /** The tree's listing when the caller has it already (a watched working tree), instead of a walk. */
+  listing?: TreeListing;
 }
 
 export interface CodeIndexCacheOptions {
@@ -46,11 +32,6 @@ export interface CodeIndexCacheOptions {
 /** Index work is synchronous; the event loop gets a turn at least this often (lock renewals, progress, cancel). */
 const SLICE_MS = 50;
 
-/** The per-file index: a pure function of the path (its language) and the content. */
-export function indexBlob(indexer: BlobIndexer, filePath: string, content: Uint8Array): BlobIndex {
-  return indexer.index({ path: filePath, language: languageOf(filePath), content });
-}
-
 /**
  * The code index of local trees, built once per tree state and kept (bounded): a worker answering
  * many `@symbol:` mentions, maps or symbol lookups on one repository reads and parses it once,
@@ -70,6 +51,10 @@ export class CodeIndexCache {
   private readonly treeBytes = new Map<string, number>();
   private readonly blobs = new Map<string, { index: BlobIndex; bytes: number }>();
   private blobBytes = 0;
+  /** Builds running, by root: how far each got (an answer's index state says so). */
+  private readonly building = new Map<string, { done: number; total: number }>();
+  /** The last coverage counted, by root and tree state (counting is a look-up per file). */
+  private readonly counted = new Map<string, { state: string; coverage: number }>();
 
   constructor(options: CodeIndexCacheOptions = {}) {
     this.maxTrees = Math.max(1, options.maxTrees ?? 4);
@@ -86,8 +71,45 @@ export class CodeIndexCache {
 
   /** The tree under `root` (a real path) as it is now, indexed. */
   async tree(root: string, options: TreeIndexOptions = {}): Promise<IndexedTree> {
-    const listing = await listLocalTree(root, { signal: options.signal });
-    return this.cachedTree(`${root}\0${listing.state}`, () => this.build(root, listing, options));
+    const listing = options.listing ?? (await listLocalTree(root, { signal: options.signal }));
+    return this.cachedTree(`${root}\0${listing.state}`, () => this.build(root, listing, this.tracked(root, options)));
+  }
+
+  /**
+   * How much of a tree's index this cache holds: the share of its files indexed in their current
+   * version (`files`: path → version, as a watched working tree lists them), or for a tree known
+   * only by its root (a commit) 1 once built. `building` while a build of the root runs.
+   */
+  coverage(root: string, tree?: { files: () => ReadonlyMap<string, string>; state: string }): { coverage: number; building: boolean } {
+    const progress = this.building.get(root);
+    const building = progress !== undefined;
+    if (tree === undefined) {
+      const built = [...this.trees.keys()].some((key) => key.startsWith(`${root}\0`) && this.treeBytes.has(key));
+      return { coverage: built ? 1 : progress && progress.total ? progress.done / progress.total : 0, building };
+    }
+    const counted = this.counted.get(root);
+    if (!building && counted?.state === tree.state) return { coverage: counted.coverage, building };
+    let indexable = 0;
+    let indexed = 0;
+    for (const [path, version] of tree.files()) {
+      if (secretPathReason(path) !== undefined) continue;
+      indexable++;
+      if (this.blobs.has(blobKey(root, { path, version }))) indexed++;
+    }
+    const coverage = indexable === 0 ? 1 : indexed / indexable;
+    if (!building) this.counted.set(root, { state: tree.state, coverage });
+    return { coverage, building };
+  }
+
+  /** The options with the build's progress recorded under `root` while it runs. */
+  private tracked(root: string, options: TreeIndexOptions): TreeIndexOptions {
+    return {
+      ...options,
+      onProgress: (progress) => {
+        if (progress.stage === 'indexing' && progress.total !== undefined) this.building.set(root, { done: progress.done, total: progress.total });
+        options.onProgress?.(progress);
+      },
+    };
   }
 
   /**
@@ -97,18 +119,25 @@ export class CodeIndexCache {
    */
   async snapshotTree(snapshot: IndexableSnapshot, store: BlobIndexStore, options: TreeIndexOptions = {}): Promise<IndexedTree> {
     const listing = await listSnapshotFiles(snapshot, options.signal);
-    return this.cachedTree(`${snapshot.root}\0${listing.state}`, async () => indexSnapshotTree(snapshot, listing, { store, indexer: await this.blobIndexer(), ...options }));
+    return this.cachedTree(`${snapshot.root}\0${listing.state}`, async () => indexSnapshotTree(snapshot, listing, { store, indexer: await this.blobIndexer(), ...this.tracked(snapshot.root, options) }), snapshot.root);
   }
 
-  private cachedTree(key: string, build: () => Promise<IndexedTree>): Promise<IndexedTree> {
+  private cachedTree(key: string, build: () => Promise<IndexedTree>, root = key.slice(0, key.indexOf('\0'))): Promise<IndexedTree> {
     const cached = this.trees.get(key);
     if (cached !== undefined) {
       this.trees.delete(key);
       this.trees.set(key, cached);
       return cached;
     }
+    this.building.set(root, this.building.get(root) ?? { done: 0, total: 0 });
     const building = build();
     this.trees.set(key, building);
+    building
+      .finally(() => {
+        this.building.delete(root);
+        this.counted.delete(root);
+      })
+      .catch(() => undefined);
     building.then(
       (tree) => {
         if (this.trees.get(key) !== building) return;
@@ -152,14 +181,7 @@ export class CodeIndexCache {
       if (index !== undefined) files.push({ path: entry.path, index });
     }
     options.onProgress?.({ stage: 'indexed', done: total, total, message: `${files.length} files` });
-    let table: SymbolTable | undefined;
-    return {
-      root,
-      state: listing.state,
-      files,
-      secretFiles: listing.secretFiles,
-      symbolTable: () => (table ??= SymbolTable.from(files.map((file) => ({ path: file.path, definitions: file.index.definitions, references: file.index.references })))),
-    };
+    return indexedTree(root, listing.state, files, listing.secretFiles);
   }
 
   /**
@@ -209,7 +231,7 @@ function estimateBytes(index: BlobIndex): number {
 }
 
 /** (root, path, version) today; the blob id once trees come from snapshots. */
-function blobKey(root: string, entry: TreeEntry): string {
+function blobKey(root: string, entry: Pick<TreeEntry, 'path' | 'version'>): string {
   return `${root}\0${entry.path}\0${entry.version}`;
 }
 

@@ -1,6 +1,6 @@
 import { BlobIndexer } from '../index/blob-index';
-import { indexBlob } from '../local/tree-index';
-import { MemoryBlobIndexStore, blobIndexKey, briefOf, distinctKeys, indexVariant } from './blob-index-store';
+import { indexBlob } from '../index/blob-index';
+import { BLOB_INDEX_VERSION, MemoryBlobIndexStore, blobIndexKey, briefOf, distinctKeys, indexVariant } from './blob-index-store';
 import { indexMissingBlobs } from './index-blobs';
 import { summarizeBriefs } from './scan-step';
 
@@ -10,14 +10,17 @@ beforeAll(async () => {
 });
 
 describe('indexVariant', () => {
-  it('is the language as the indexer reads the path: TSX apart from TypeScript, headers by extension', () => {
-    expect(indexVariant('src/a.ts')).toBe('TypeScript');
-    expect(indexVariant('src/A.tsx')).toBe('TypeScript/tsx');
+  it('is the language as the indexer reads the path: TSX apart from TypeScript, headers by extension, with the indexer version', () => {
+    expect(indexVariant('src/a.ts')).toBe(`TypeScript@${BLOB_INDEX_VERSION}`);
+    expect(indexVariant('src/A.tsx')).toBe(`TypeScript/tsx@${BLOB_INDEX_VERSION}`);
     expect(indexVariant('x/same.h')).not.toBe(indexVariant('x/same.hpp'));
-    expect(indexVariant('a.py')).toBe('Python');
+    expect(indexVariant('a.py')).toBe(`Python@${BLOB_INDEX_VERSION}`);
+    // C's extraction changed since (bodies lexed): its rows alone are keyed anew.
+    expect(indexVariant('fs/inode.c')).toBe(`C@${BLOB_INDEX_VERSION}.1`);
+    expect(indexVariant('include/linux/fs.h')).toBe(`C@${BLOB_INDEX_VERSION}.1`);
     expect(distinctKeys([{ path: 'a.ts', blob: 'b1' }, { path: 'b/a.ts', blob: 'b1' }, { path: 'a.tsx', blob: 'b1' }])).toEqual([
-      { blob: 'b1', variant: 'TypeScript' },
-      { blob: 'b1', variant: 'TypeScript/tsx' },
+      { blob: 'b1', variant: `TypeScript@${BLOB_INDEX_VERSION}` },
+      { blob: 'b1', variant: `TypeScript/tsx@${BLOB_INDEX_VERSION}` },
     ]);
   });
 });
@@ -40,7 +43,7 @@ describe('indexMissingBlobs', () => {
     const store = new MemoryBlobIndexStore();
     const contents: Record<string, string> = { 'a.ts': 'export const a = 1;\n', 'copy/a.ts': 'export const a = 1;\n', 'b.py': 'def b():\n    pass\n', 'c.go': 'package c\n' };
     const blobs: Record<string, string> = { 'a.ts': 'ba', 'copy/a.ts': 'ba', 'b.py': 'bb', 'c.go': 'bc' };
-    await store.record([{ blob: 'bc', variant: 'Go', index: indexBlob(indexer, 'c.go', Buffer.from(contents['c.go'])) }]);
+    await store.record([{ blob: 'bc', variant: indexVariant('c.go'), index: indexBlob(indexer, 'c.go', Buffer.from(contents['c.go'])) }]);
     const reads: string[] = [];
     const prefetched: string[][] = [];
     const files = Object.keys(contents).map((path) => ({ path, blob: blobs[path] }));
@@ -63,8 +66,8 @@ describe('summarizeBriefs', () => {
     const py = indexBlob(indexer, 'b.py', Buffer.from('def g():\n    return 2\n'));
     const png = indexBlob(indexer, 'logo.png', Buffer.from([0x89, 0, 1, 2]));
     const briefs = new Map([
-      [blobIndexKey('t', 'TypeScript'), briefOf(ts)],
-      [blobIndexKey('p', 'Python'), briefOf(py)],
+      [blobIndexKey('t', indexVariant('x.ts')), briefOf(ts)],
+      [blobIndexKey('p', indexVariant('x.py')), briefOf(py)],
       [blobIndexKey('i', indexVariant('logo.png')), briefOf(png)],
     ]);
     const files = [

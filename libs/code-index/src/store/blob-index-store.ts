@@ -16,11 +16,32 @@ export interface BlobIndexKey {
   variant: string;
 }
 
-/** How a path is read by the indexer: Quarry's language name, `TypeScript/tsx` for TSX files. */
+/**
+ * What a blob's index is made of changes with the indexer: bumping this keys every row anew, so
+ * rows of an older indexer are never read again and each blob is indexed once more by the next
+ * scan (2: occurrences, imports and packages for navigation; 3: bindings, receiver expressions and
+ * returned names in the occurrences, for inferring what a member is reached through).
+ */
+export const BLOB_INDEX_VERSION = 3;
+
+/**
+ * Changes of one language's extraction since `BLOB_INDEX_VERSION` was last bumped: only that
+ * language's rows are keyed anew (`C@3.1`), the others' stay valid. C 1: function bodies and
+ * top-level initializers are lexed, not parsed (symbols/c-bodies.ts), which drops the bogus
+ * definitions tree-sitter made of macro loops inside bodies (`for_each_cpu(i) {`) and fixes
+ * extents it lost there.
+ */
+export const LANGUAGE_INDEX_REVISIONS: Readonly<Record<string, number>> = { C: 1 };
+
+/**
+ * How a path is read by the indexer: Quarry's language name, `TypeScript/tsx` for TSX files,
+ * with the indexer's version (`TypeScript@3`; `C@3.1` with a revision of its language).
+ */
 export function indexVariant(path: string): string {
   const language = languageOf(path);
   const spec = languageSpecFor(language, path);
-  return spec !== undefined && spec !== languageSpecFor(language, 'x.ts') ? `${language}/tsx` : language;
+  const revision = language !== undefined && Object.hasOwn(LANGUAGE_INDEX_REVISIONS, language) ? `.${LANGUAGE_INDEX_REVISIONS[language]}` : '';
+  return `${spec !== undefined && spec !== languageSpecFor(language, 'x.ts') ? `${language}/tsx` : language}@${BLOB_INDEX_VERSION}${revision}`;
 }
 
 export function blobIndexKey(blob: string, variant: string): string {
@@ -55,6 +76,17 @@ export interface StoredBlobIndex extends BlobIndexKey {
   index: BlobIndex;
 }
 
+/** A row in its stored form (`encodeBlobIndex`) with its scalar columns: what a shard thread hands over. */
+export interface EncodedBlobIndex extends BlobIndexKey {
+  encoding: TokenEncoding;
+  brief: BlobIndexBrief;
+  data: Uint8Array;
+}
+
+export function encodedRowOf(row: StoredBlobIndex): EncodedBlobIndex {
+  return { blob: row.blob, variant: row.variant, encoding: row.index.encoding, brief: briefOf(row.index), data: encodeBlobIndex(row.index) };
+}
+
 /**
  * Where blob indexes live: Postgres (`blob_code_index`, @quarry/db) for workers, memory for a
  * process of its own (`quarry … --local`). Maps are keyed by `blobIndexKey(blob, variant)`.
@@ -69,6 +101,8 @@ export interface BlobIndexStore {
    * indexing the same blob) changes nothing. Resolves to how many rows were new.
    */
   record(rows: readonly StoredBlobIndex[]): Promise<number>;
+  /** `record` for rows already encoded (a shard thread's), stored as they are. */
+  recordEncoded(rows: readonly EncodedBlobIndex[]): Promise<number>;
 }
 
 /** Distinct keys of a commit's files (several paths may share a blob and variant). */
@@ -109,11 +143,15 @@ export class MemoryBlobIndexStore implements BlobIndexStore {
   }
 
   async record(rows: readonly StoredBlobIndex[]): Promise<number> {
+    return this.recordEncoded(rows.map(encodedRowOf));
+  }
+
+  async recordEncoded(rows: readonly EncodedBlobIndex[]): Promise<number> {
     let added = 0;
     for (const row of rows) {
-      const key = storeKey(row, row.index.encoding);
+      const key = storeKey(row, row.encoding);
       if (this.rows.has(key)) continue;
-      this.rows.set(key, { brief: briefOf(row.index), data: encodeBlobIndex(row.index) });
+      this.rows.set(key, { brief: row.brief, data: Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength) });
       added++;
     }
     return added;

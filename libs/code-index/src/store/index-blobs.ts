@@ -1,7 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { BlobIndexer, type BlobIndex } from '../index/blob-index';
+import { BlobIndexer, indexBlob, type BlobIndex } from '../index/blob-index';
 import { DEFAULT_TOKEN_ENCODING, type TokenEncoding } from '../tokens/token-counter';
-import { indexBlob } from '../local/tree-index';
 import { blobIndexKey, distinctKeys, indexVariant, type BlobIndexStore, type StoredBlobIndex } from './blob-index-store';
 
 /** One file whose blob may need indexing: a path (its language) and the blob id. */

@@ -1,8 +1,14 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { ScanResult } from '@quarry/contracts';
 import { languageOf } from '@quarry/workspace';
 import type { BlobIndexer } from '../index/blob-index';
-import { blobIndexKey, distinctKeys, indexVariant, type BlobIndexBrief, type BlobIndexStore } from './blob-index-store';
+import { blobIndexKey, distinctKeys, indexVariant, type BlobIndexBrief, type BlobIndexStore, type EncodedBlobIndex } from './blob-index-store';
+import { DEFAULT_TOKEN_ENCODING } from '../tokens/token-counter';
 import { indexMissingBlobs, sharedBlobIndexer, type BlobFile } from './index-blobs';
+
+/** The compiled module a shard thread loads to index its blobs (thread-derivation.ts). */
+const THREAD_MODULE = path.join(__dirname, 'thread-derivation.js');
 
 type Readable = { readFile(path: string): Promise<Buffer | undefined>; prefetch?(paths: readonly string[], signal?: AbortSignal): Promise<void> };
 
@@ -13,10 +19,26 @@ type Readable = { readFile(path: string): Promise<Buffer | undefined>; prefetch?
  * commit's files — whichever workers computed them, so 1 or N workers give equal totals.
  */
 export class CodeIndexScanStep {
+  private readonly indexer: () => Promise<BlobIndexer>;
+  private readonly indexesInThreads: boolean;
+
+  /** `indexer`: a custom one (tests); without it, shard threads can index with their own (`inThreads`). */
   constructor(
     private readonly store: BlobIndexStore,
-    private readonly indexer: () => Promise<BlobIndexer> = () => sharedBlobIndexer(),
-  ) {}
+    indexer?: () => Promise<BlobIndexer>,
+  ) {
+    this.indexer = indexer ?? (() => sharedBlobIndexer());
+    this.indexesInThreads = indexer === undefined && existsSync(THREAD_MODULE);
+  }
+
+  /**
+   * Shard threads index their own blobs (a thread's indexer is the shared default one, so only a
+   * step without a custom indexer, running from the compiled build, can hand its work to them).
+   */
+  inThreads(): { spec: { module: string; settings: unknown }; accept: (rows: unknown) => Promise<number> } | undefined {
+    if (!this.indexesInThreads) return undefined;
+    return { spec: { module: THREAD_MODULE, settings: { encoding: DEFAULT_TOKEN_ENCODING } }, accept: (rows) => this.store.recordEncoded(rows as EncodedBlobIndex[]) };
+  }
 
   async missing(files: readonly BlobFile[]): Promise<Set<string>> {
     const indexer = await this.indexer();

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { JobInput, JobProgress } from '@quarry/contracts';
-import { languageOf, secretPathReason } from '@quarry/workspace';
+import { isBinaryContent, languageOf, secretPathReason } from '@quarry/workspace';
 import { decodeText, type BlobIndex, type BlobIndexer } from '../index/blob-index';
-import { SymbolTable } from '../lookup/symbol-table';
-import { validateCodeIndexInput, writePackReporting, type PackTreeResult } from '../local/operations';
-import type { IndexedFile, IndexedTree } from '../local/tree-index';
+import { indexedTree, type IndexedFile, type IndexedTree } from '../index/indexed-tree';
+import { writePackReporting, type PackTreeResult } from '../pack/pack-report';
+import { validateCodeIndexInput } from '../validate-input';
 import { compilePathFilter, validatePatterns } from '../pack/path-filter';
 import type { PackSink } from '../pack/sinks';
 import { writePack, type PackFile } from '../pack/write-pack';
@@ -98,14 +98,7 @@ export async function indexSnapshotTree(snapshot: IndexableSnapshot, listing: Sn
     if (index !== undefined) files.push({ path: file.path, index });
   }
   onProgress?.({ stage: 'indexed', done: total, total, message: `${files.length} files, ${total - missing.length} from stored indexes` });
-  let table: SymbolTable | undefined;
-  return {
-    root: snapshot.root,
-    state: listing.state,
-    files,
-    secretFiles: listing.secretFiles,
-    symbolTable: () => (table ??= SymbolTable.from(files.map((file) => ({ path: file.path, definitions: file.index.definitions, references: file.index.references })))),
-  };
+  return indexedTree(snapshot.root, listing.state, files, listing.secretFiles);
 }
 
 type PackInput = Omit<JobInput<'pack'>, 'root' | 'source'>;
@@ -164,7 +157,6 @@ export async function packSnapshot(snapshot: IndexableSnapshot, input: PackInput
   return writePackReporting(files, sink, input, { encoding, symbols, title: options.title, signal, onProgress, progressTotal: wanted.length, secretFiles: listing.secretFiles });
 }
 
-const BINARY_PROBE_BYTES = 8000;
 
 /**
  * Binary or text, and the size, of files no scan indexed (the globs' selection only): through the
@@ -186,7 +178,7 @@ async function measureUnindexed(snapshot: IndexableSnapshot, files: readonly Blo
   for (const file of files) {
     signal?.throwIfAborted();
     const content = await snapshot.readFile(file.path);
-    if (content !== undefined) measured.set(file.path, { kind: content.subarray(0, BINARY_PROBE_BYTES).includes(0) ? 'binary' : 'text', bytes: content.byteLength });
+    if (content !== undefined) measured.set(file.path, { kind: isBinaryContent(content) ? 'binary' : 'text', bytes: content.byteLength });
   }
   return measured;
 }

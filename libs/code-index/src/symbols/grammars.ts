@@ -32,7 +32,14 @@ export function grammarFile(name: GrammarName): string {
 }
 
 let runtime: Promise<void> | undefined;
+/** What `Parser.init` was given: Emscripten sets the runtime's exports on it (see fast-cursor.ts). */
+let runtimeModule: object | undefined;
 const languages = new Map<GrammarName, Promise<Language>>();
+
+/** The tree-sitter runtime's Emscripten module, once a grammar has loaded. */
+export function treeSitterModule(): object | undefined {
+  return runtimeModule;
+}
 
 /** The grammar, loaded on first use (tree-sitter's runtime too). */
 export function loadGrammar(name: GrammarName): Promise<Language> {
@@ -40,7 +47,12 @@ export function loadGrammar(name: GrammarName): Promise<Language> {
   if (language === undefined) {
     // Bytes, not paths: given a path, web-tree-sitter reads it through a dynamic `import()`,
     // which CommonJS under jest's VM cannot run.
-    runtime ??= Parser.init({ wasmBinary: fs.readFileSync(require.resolve('web-tree-sitter/tree-sitter.wasm')) });
+    if (runtime === undefined) {
+      const module = { wasmBinary: fs.readFileSync(require.resolve('web-tree-sitter/tree-sitter.wasm')) };
+      runtime = Parser.init(module).then(() => {
+        runtimeModule = module;
+      });
+    }
     language = runtime.then(() => Language.load(fs.readFileSync(grammarFile(name))));
     // A failed load is not cached: the next call tries again.
     language.catch(() => languages.delete(name));

@@ -1,6 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import type { SymbolKind } from './symbol-types';
 import type { GrammarName } from './grammars';
+import { C_IMPORTS, GO_IMPORTS, ImportRule, JAVA_IMPORTS, JS_IMPORTS, PYTHON_IMPORTS, RUST_IMPORTS } from './imports';
 
 /**
  * What a definition looks like in one grammar: the node type that defines it, where its name and
@@ -17,6 +18,16 @@ export interface DefinitionRule {
   container?: (node: Node) => string | undefined;
 }
 
+/** A member access node (`a.b`, `a->b`, `a::b`): the fields of its receiver and of the member's name. */
+export interface MemberRule {
+  receiver: string;
+  member: string;
+  /** The node is itself a call (Java's `a.b()`, Ruby's `a.b`). */
+  call?: boolean;
+  /** No receiver is written (an object literal's key): the member is reached through an unnamed value. */
+  implicitReceiver?: boolean;
+}
+
 export interface LanguageSpec {
   grammar: GrammarName;
   definitions: Readonly<Record<string, DefinitionRule>>;
@@ -24,7 +35,63 @@ export interface LanguageSpec {
   identifiers: readonly string[];
   /** What stands for a dropped body in `compress`. */
   elidedBody: string;
+  /** Member accesses by node type: an occurrence's receiver. */
+  members?: Readonly<Record<string, MemberRule>>;
+  /** Calls by node type: the field holding what is called. */
+  calls?: Readonly<Record<string, string>>;
+  /** Leaf node types (`this`) and identifier texts (`self`) that name the enclosing class. */
+  selfReceivers?: readonly string[];
+  /** Import-like statements by node type. */
+  imports?: Readonly<Record<string, ImportRule>>;
+  /** Leaf types that name types, not values (TypeScript keeps the two apart: `interface X` and `const X`). */
+  typeLeaves?: readonly string[];
+  /** Block node types whose definitions are local to them (a function body, `{ … }`). */
+  localScopes?: readonly string[];
+  /** The file's package or namespace declaration (Go, Java), by node type. */
+  packageDeclaration?: Readonly<Record<string, (node: Node) => string | undefined>>;
+  /**
+   * Nodes that bind names that are not definitions (local and module variables, parameters), by
+   * node type: a use of such a name in its scope is not a use of a definition of the same name,
+   * and its declared type or value is what a member reached through it belongs to.
+   */
+  bindings?: Readonly<Record<string, BindingRule>>;
+  /** Node types a binding is visible in (functions, blocks, the module), innermost first wins. */
+  bindingScopes?: readonly string[];
+  /**
+   * Class bodies: a binding there is a member (a field, a property), reached through an instance
+   * and not visible as a bare name to the methods nested in it.
+   */
+  memberScopes?: readonly string[];
+  /** Expressions that stand for their only operand (`(x)`, `await x`, `x!`): looked through for an expression's last name. */
+  transparent?: readonly string[];
+  /**
+   * What a function returns, by node type: `''` for a statement's operand (`return x`), a field
+   * for an expression body (`(a) => new A(a)`, `lambda: x`; a block body is not an operand).
+   */
+  returns?: Readonly<Record<string, string>>;
 }
+
+/**
+ * Where a binding node keeps its name, its declared type and its value: fields, or (name) `*`
+ * for the node's identifier children without a field (`def f(a, b)`'s parameters), or a function
+ * of the node (`self.client = …`: the attribute; `with x() as c`: the expression before `as`).
+ */
+export interface BindingRule {
+  name: string | ((node: Node) => Node | null);
+  type?: string;
+  value?: string | ((node: Node) => Node | null);
+  /** The binding is a member of the enclosing class (`constructor(private db: Db)`, `self.db = Db()`), not a local. */
+  member?: (node: Node) => boolean;
+}
+
+/** A constructor parameter with an accessibility modifier or `readonly` is also a property of the class. */
+const parameterProperty = (node: Node) => node.children.some((child) => child?.type === 'accessibility_modifier' || child?.type === 'readonly' || child?.type === 'override_modifier');
+
+/** `self.name = …` inside a method: an attribute of the class. */
+const selfAttribute = (node: Node) => {
+  const left = node.childForFieldName('left');
+  return left?.type === 'attribute' && left.childForFieldName('object')?.text === 'self';
+};
 
 const field = (name: string) => (node: Node) => node.childForFieldName(name);
 
@@ -99,6 +166,8 @@ const C: LanguageSpec = {
   // and struct member accesses are a third of a kernel file's names.
   identifiers: ['identifier', 'type_identifier'],
   elidedBody: '{ … }',
+  calls: { call_expression: 'function' },
+  imports: C_IMPORTS,
 };
 
 const CPP: LanguageSpec = {
@@ -111,6 +180,13 @@ const CPP: LanguageSpec = {
   },
   identifiers: ['identifier', 'type_identifier', 'field_identifier', 'namespace_identifier'],
   elidedBody: '{ … }',
+  members: {
+    field_expression: { receiver: 'argument', member: 'field' },
+    qualified_identifier: { receiver: 'scope', member: 'name' },
+  },
+  calls: { call_expression: 'function' },
+  selfReceivers: ['this'],
+  imports: C_IMPORTS,
 };
 
 /** `const add = (a, b) => …` and `let f = function () {}` define functions; other declarators do not. */
@@ -149,18 +225,63 @@ const TS_DEFINITIONS: Record<string, DefinitionRule> = {
   internal_module: { kind: 'namespace' },
   module: { kind: (node) => (node.childForFieldName('name')?.type === 'identifier' ? 'namespace' : undefined) },
   method_signature: { kind: 'method' },
+  // `static create = (…) => …`: a method written as a field.
+  public_field_definition: {
+    kind: (node) => (functionValue(node) ? 'method' : undefined),
+    body: (node) => node.childForFieldName('value')?.childForFieldName('body') ?? null,
+  },
   abstract_method_signature: { kind: 'method' },
   function_signature: { kind: 'function' },
 };
 
-const JS_IDENTIFIERS = ['identifier', 'property_identifier', 'shorthand_property_identifier', 'private_property_identifier'];
+// `{ a } = await import('m')` binds `a` from the module: a use of the module's `a`.
+const JS_IDENTIFIERS = ['identifier', 'property_identifier', 'shorthand_property_identifier', 'private_property_identifier', 'shorthand_property_identifier_pattern'];
 
-const JAVASCRIPT: LanguageSpec = { grammar: 'javascript', definitions: JS_DEFINITIONS, identifiers: JS_IDENTIFIERS, elidedBody: '{ … }' };
+const JS_OCCURRENCES = {
+  members: {
+    member_expression: { receiver: 'object', member: 'property' },
+    nested_type_identifier: { receiver: 'module', member: 'name' },
+    // An object literal's key names a member of whatever type the object is given.
+    pair: { receiver: '', member: 'key', implicitReceiver: true },
+  },
+  calls: { call_expression: 'function', new_expression: 'constructor' },
+  selfReceivers: ['this'],
+  imports: JS_IMPORTS,
+  localScopes: ['statement_block'],
+  bindings: {
+    variable_declarator: { name: 'name', type: 'type', value: 'value' },
+    required_parameter: { name: 'pattern', type: 'type', value: 'value', member: parameterProperty },
+    optional_parameter: { name: 'pattern', type: 'type', value: 'value', member: parameterProperty },
+    public_field_definition: { name: 'name', type: 'type', value: 'value' },
+    property_signature: { name: 'name', type: 'type' },
+    // JavaScript's parameters are bare identifiers, default values assignment patterns.
+    formal_parameters: { name: '*' },
+    assignment_pattern: { name: 'left', value: 'right' },
+    rest_pattern: { name: '*' },
+    arrow_function: { name: 'parameter' },
+    for_in_statement: { name: 'left' },
+    catch_clause: { name: 'parameter' },
+    object_pattern: { name: '*' },
+    pair_pattern: { name: 'value' },
+    array_pattern: { name: '*' },
+  },
+  bindingScopes: [
+    'program', 'statement_block', 'function_declaration', 'generator_function_declaration', 'function_expression', 'function', 'generator_function',
+    'arrow_function', 'method_definition', 'for_in_statement', 'for_statement', 'catch_clause', 'class_body', 'interface_body', 'object_type',
+  ],
+  memberScopes: ['class_body', 'interface_body', 'object_type'],
+  transparent: ['parenthesized_expression', 'await_expression', 'non_null_expression', 'as_expression', 'satisfies_expression'],
+  returns: { return_statement: '', arrow_function: 'body' },
+} satisfies Partial<LanguageSpec>;
+
+const JAVASCRIPT: LanguageSpec = { grammar: 'javascript', definitions: JS_DEFINITIONS, identifiers: JS_IDENTIFIERS, elidedBody: '{ … }', ...JS_OCCURRENCES };
 const TYPESCRIPT: LanguageSpec = {
   grammar: 'typescript',
   definitions: TS_DEFINITIONS,
   identifiers: [...JS_IDENTIFIERS, 'type_identifier'],
   elidedBody: '{ … }',
+  ...JS_OCCURRENCES,
+  typeLeaves: ['type_identifier'],
 };
 const TSX: LanguageSpec = { ...TYPESCRIPT, grammar: 'tsx' };
 
@@ -182,6 +303,31 @@ const PYTHON: LanguageSpec = {
   },
   identifiers: ['identifier'],
   elidedBody: '...',
+  members: { attribute: { receiver: 'object', member: 'attribute' } },
+  calls: { call: 'function' },
+  selfReceivers: ['self', 'cls'],
+  imports: PYTHON_IMPORTS,
+  bindings: {
+    parameters: { name: '*' },
+    lambda_parameters: { name: '*' },
+    typed_parameter: { name: '*', type: 'type' },
+    default_parameter: { name: 'name', value: 'value' },
+    typed_default_parameter: { name: 'name', type: 'type', value: 'value' },
+    list_splat_pattern: { name: '*' },
+    dictionary_splat_pattern: { name: '*' },
+    assignment: { name: (node) => (selfAttribute(node) ? node.childForFieldName('left')!.childForFieldName('attribute') : node.childForFieldName('left')), type: 'type', value: 'right', member: selfAttribute },
+    pattern_list: { name: '*' },
+    tuple_pattern: { name: '*' },
+    for_statement: { name: 'left' },
+    for_in_clause: { name: 'left' },
+    named_expression: { name: 'name', value: 'value' },
+    // `with app.test_client() as client`: the value is the expression before `as`.
+    as_pattern_target: { name: '*', value: (node) => (node.parent?.parent?.type === 'with_item' ? node.parent.namedChild(0) : null) },
+  },
+  bindingScopes: ['module', 'function_definition', 'lambda', 'list_comprehension', 'set_comprehension', 'dictionary_comprehension', 'generator_expression', 'class_definition'],
+  memberScopes: ['class_definition'],
+  transparent: ['parenthesized_expression', 'await'],
+  returns: { return_statement: '', lambda: 'body' },
 };
 
 /** `type Foo struct {…}`: the kind is the kind of the type. */
@@ -208,6 +354,11 @@ const GO: LanguageSpec = {
   },
   identifiers: ['identifier', 'type_identifier', 'field_identifier', 'package_identifier'],
   elidedBody: '{ … }',
+  members: { selector_expression: { receiver: 'operand', member: 'field' }, qualified_type: { receiver: 'package', member: 'name' } },
+  calls: { call_expression: 'function' },
+  imports: GO_IMPORTS,
+  localScopes: ['block'],
+  packageDeclaration: { package_clause: (node) => node.namedChild(0)?.text },
 };
 
 const RUST: LanguageSpec = {
@@ -229,6 +380,15 @@ const RUST: LanguageSpec = {
   },
   identifiers: ['identifier', 'type_identifier', 'field_identifier'],
   elidedBody: '{ … }',
+  members: {
+    field_expression: { receiver: 'value', member: 'field' },
+    scoped_identifier: { receiver: 'path', member: 'name' },
+    scoped_type_identifier: { receiver: 'path', member: 'name' },
+  },
+  calls: { call_expression: 'function' },
+  selfReceivers: ['self'],
+  imports: RUST_IMPORTS,
+  localScopes: ['block'],
 };
 
 /** `impl<T> Display for Wrapper<T>` → `Wrapper`. */
@@ -253,6 +413,15 @@ const JAVA: LanguageSpec = {
   },
   identifiers: ['identifier', 'type_identifier'],
   elidedBody: '{ … }',
+  members: {
+    method_invocation: { receiver: 'object', member: 'name', call: true },
+    field_access: { receiver: 'object', member: 'field' },
+  },
+  calls: { object_creation_expression: 'type' },
+  selfReceivers: ['this'],
+  imports: JAVA_IMPORTS,
+  localScopes: ['block', 'constructor_body'],
+  packageDeclaration: { package_declaration: (node) => node.namedChild(0)?.text },
 };
 
 const CSHARP: LanguageSpec = {
@@ -272,6 +441,9 @@ const CSHARP: LanguageSpec = {
   },
   identifiers: ['identifier'],
   elidedBody: '{ … }',
+  members: { member_access_expression: { receiver: 'expression', member: 'name' } },
+  calls: { invocation_expression: 'function' },
+  selfReceivers: ['this'],
 };
 
 /** `MAX = 3` directly in a class or module body. */
@@ -293,6 +465,8 @@ const RUBY: LanguageSpec = {
   },
   identifiers: ['identifier', 'constant'],
   elidedBody: '# …',
+  members: { call: { receiver: 'receiver', member: 'method', call: true }, scope_resolution: { receiver: 'scope', member: 'name' } },
+  selfReceivers: ['self'],
 };
 
 const PHP: LanguageSpec = {
@@ -309,6 +483,12 @@ const PHP: LanguageSpec = {
   },
   identifiers: ['name'],
   elidedBody: '{ … }',
+  members: {
+    member_call_expression: { receiver: 'object', member: 'name', call: true },
+    member_access_expression: { receiver: 'object', member: 'name' },
+    scoped_call_expression: { receiver: 'scope', member: 'name', call: true },
+  },
+  calls: { function_call_expression: 'function' },
 };
 
 /** Quarry's language names (libs/workspace `languageOf`) → the spec that indexes them. */

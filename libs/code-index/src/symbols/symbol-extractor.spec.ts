@@ -193,7 +193,7 @@ describe('SymbolExtractor', () => {
   });
 
   it('gives no symbols and no error for languages without a grammar', () => {
-    expect(extractor.extract('notes.md', 'Markdown', '# Title\n')).toEqual({ status: 'unsupported', definitions: [], references: new Map(), warnings: [] });
+    expect(extractor.extract('notes.md', 'Markdown', '# Title\n')).toMatchObject({ status: 'unsupported', definitions: [], references: new Map(), imports: [], warnings: [] });
     expect(extractor.extract('data.bin', undefined, 'x').status).toBe('unsupported');
   });
 

@@ -1,6 +1,26 @@
-import { Language, Node, Parser, Tree, TreeCursor } from 'web-tree-sitter';
-import { GrammarName, loadGrammar } from './grammars';
-import { DefinitionRule, LANGUAGE_SPECS, LanguageSpec, METHOD_CONTAINERS, languageSpecFor } from './language-specs';
+import { Language, Node, Parser, Range, Tree } from 'web-tree-sitter';
+import { CBodies, includedRanges, scanCBodies, withoutRegions } from './c-bodies';
+import { CursorFactory, WalkCursor } from './fast-cursor';
+import { GrammarName, loadGrammar, treeSitterModule } from './grammars';
+import type { ImportEntry, ImportRule } from './imports';
+import { BindingRule, DefinitionRule, LANGUAGE_SPECS, LanguageSpec, METHOD_CONTAINERS, MemberRule, languageSpecFor } from './language-specs';
+import {
+  NO_RECEIVER,
+  OCCURRENCE_CALL,
+  OCCURRENCE_DECLARES,
+  OCCURRENCE_FIELD,
+  OCCURRENCE_MEMBER,
+  OCCURRENCE_RECEIVER_CALL,
+  OCCURRENCE_RECEIVER_MEMBER,
+  OCCURRENCE_RETURNED,
+  OCCURRENCE_THIS,
+  OCCURRENCE_TYPE,
+  OCCURRENCE_UNNAMED_TYPE,
+  OCCURRENCE_VALUE_CALL,
+  OCCURRENCE_VALUE_MEMBER,
+  OCCURRENCE_VALUE_NAME,
+  type RawOccurrences,
+} from './occurrences';
 import type { Definition, IndexWarning, SymbolKind } from './symbol-types';
 
 /** Files larger than this get no symbols (a warning says so): generated tables, not code to navigate. */
@@ -14,6 +34,10 @@ const UNSTORABLE_NAME = /[\s:]/;
 export interface SymbolExtractorOptions {
   maxBytes?: number;
   parseTimeoutMs?: number;
+  /** Walk trees with web-tree-sitter's public cursor instead of calling the runtime directly (fast-cursor.ts); for tests. */
+  publicCursor?: boolean;
+  /** Parse C function bodies and initializers too instead of lexing them (c-bodies.ts); for tests. */
+  parseCBodies?: boolean;
 }
 
 export interface ExtractedSymbols {
@@ -22,6 +46,13 @@ export interface ExtractedSymbols {
   definitions: Definition[];
   /** Names used in the file (not where they are defined), with how often. */
   references: Map<string, number>;
+  /** Where each of those names is used (the packed form is made by the blob index). */
+  occurrences: RawOccurrences;
+  /** Offsets where lines start in the text (for packing occurrences). */
+  lineStarts: number[];
+  imports: ImportEntry[];
+  /** The file's package (Go) or package declaration (Java). */
+  package?: string;
   warnings: IndexWarning[];
 }
 
@@ -37,6 +68,32 @@ interface PreparedGrammar {
   parser: Parser;
   rules: (DefinitionRule | undefined)[];
   identifiers: boolean[];
+  /** By node type id: member access rules with their field ids. */
+  members: ({ receiver: number; member: number; call: boolean; implicit: boolean } | undefined)[];
+  /** By node type id: the field id of what a call calls (-1: not a call). */
+  callees: number[];
+  /** By node type id: leaves that stand for the enclosing class (`this`). */
+  selfLeaves: boolean[];
+  selfNames: ReadonlySet<string>;
+  imports: (ImportRule | undefined)[];
+  packages: (((node: Node) => string | undefined) | undefined)[];
+  localScopes: ReadonlySet<string>;
+  typeLeaves: boolean[];
+  /** By node type id: how the node binds names (variables, parameters). */
+  bindings: (PreparedBinding | undefined)[];
+  /** By node type id: scopes of bindings; member scopes (class bodies) are 2. */
+  bindingScopes: number[];
+  transparent: boolean[];
+  /** By node type id: a statement or expression that returns its operand (`''`: its first named child; else that field). */
+  returns: (string | undefined)[];
+}
+
+interface PreparedBinding {
+  /** A field id, `-1` for the identifier children without a field, or a function of the node. */
+  name: number | ((node: Node) => Node | null);
+  type: number;
+  value: number | ((node: Node) => Node | null);
+  member?: BindingRule['member'];
 }
 
 interface OpenDefinition {
@@ -61,30 +118,51 @@ export class SymbolExtractor {
   private readonly grammars = new Map<GrammarName, PreparedGrammar>();
   private readonly maxBytes: number;
   private readonly parseTimeoutMs: number;
+  private cursors!: CursorFactory;
+  private readonly lexCBodies: boolean;
 
   private constructor(options: SymbolExtractorOptions) {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_SYMBOL_BYTES;
     this.parseTimeoutMs = options.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
+    this.lexCBodies = options.parseCBodies !== true;
   }
 
   static async create(options: SymbolExtractorOptions = {}): Promise<SymbolExtractor> {
     const extractor = new SymbolExtractor(options);
     await Promise.all(LANGUAGE_SPECS.map(async (spec) => extractor.grammars.set(spec.grammar, prepare(spec, await loadGrammar(spec.grammar)))));
+    extractor.cursors = CursorFactory.for(treeSitterModule(), { fast: options.publicCursor !== true });
     return extractor;
+  }
+
+  /** Whether trees are walked by calling the runtime directly (see fast-cursor.ts). */
+  get fastCursor(): boolean {
+    return this.cursors.fast;
   }
 
   extract(path: string, language: string | undefined, text: string): ExtractedSymbols {
     const spec = languageSpecFor(language, path);
-    const empty = { definitions: [], references: new Map<string, number>() };
+    const empty = { definitions: [], references: new Map<string, number>(), occurrences: { names: [], data: [] }, lineStarts: [], imports: [] };
     if (spec === undefined) return { status: 'unsupported', ...empty, warnings: [] };
     if (text.length > this.maxBytes) {
       return { status: 'skipped', ...empty, warnings: [{ kind: 'too_large', message: `${path}: larger than ${this.maxBytes} bytes, symbols not extracted` }] };
     }
     const grammar = this.grammars.get(spec.grammar)!;
-    const parsed = this.parse(grammar, path, text);
+    // C: bodies and initializers are lexed, not parsed (c-bodies.ts).
+    let bodies = spec.grammar === 'c' && this.lexCBodies ? scanCBodies(text) : undefined;
+    let parsed = this.parse(grammar, path, text, bodies === undefined ? undefined : includedRanges(text, bodies.regions));
+    for (let attempt = 0; bodies !== undefined && 'tree' in parsed; attempt++) {
+      // Where the grammar lost its way in a function's head or around a body, how it recovers
+      // may depend on what the body holds: those bodies are parsed after all (the whole file
+      // after three tries).
+      const lost = regionsNearErrors(parsed.tree, bodies, text);
+      if (lost.length === 0) break;
+      parsed.tree.delete();
+      bodies = attempt < 2 ? withoutRegions(bodies, lost) : undefined;
+      parsed = this.parse(grammar, path, text, bodies === undefined ? undefined : includedRanges(text, bodies.regions));
+    }
     if ('warning' in parsed) return { status: 'failed', ...empty, warnings: [parsed.warning] };
     try {
-      return { status: 'parsed', ...collect(grammar, text, parsed.tree), warnings: [] };
+      return { status: 'parsed', ...collect(grammar, text, this.cursors.walk(parsed.tree), bodies), warnings: [] };
     } finally {
       parsed.tree.delete();
     }
@@ -103,7 +181,7 @@ export class SymbolExtractor {
     if ('warning' in parsed) return undefined;
     try {
       const bodies: [number, number][] = [];
-      walkDefinitions(grammar, parsed.tree, (found) => {
+      walkDefinitions(grammar, this.cursors.walk(parsed.tree), (found) => {
         if (found.kind !== 'function' && found.kind !== 'method') return;
         const body = bodyOf(found.node, found.rule);
         // One-line definitions stay as they are: eliding would save nothing.
@@ -124,12 +202,12 @@ export class SymbolExtractor {
     }
   }
 
-  private parse(grammar: PreparedGrammar, path: string, text: string): { tree: Tree } | { warning: IndexWarning } {
+  private parse(grammar: PreparedGrammar, path: string, text: string, includedRanges?: Range[]): { tree: Tree } | { warning: IndexWarning } {
     const deadline = performance.now() + this.parseTimeoutMs;
     try {
       // Returning true from the progress callback cancels the parse (web-tree-sitter ≥ 0.25).
       const progressCallback = (() => performance.now() > deadline) as () => void;
-      const tree = grammar.parser.parse(text, null, { progressCallback });
+      const tree = grammar.parser.parse(text, null, includedRanges === undefined ? { progressCallback } : { progressCallback, includedRanges });
       if (tree === null) return { warning: { kind: 'grammar_failed', message: `${path}: parsing took longer than ${this.parseTimeoutMs} ms, symbols not extracted` } };
       return { tree };
     } catch (error) {
@@ -144,15 +222,96 @@ export class SymbolExtractor {
 function prepare(spec: LanguageSpec, language: Language): PreparedGrammar {
   const rules: (DefinitionRule | undefined)[] = [];
   const identifiers: boolean[] = [];
+  const members: PreparedGrammar['members'] = [];
+  const callees: number[] = [];
+  const selfLeaves: boolean[] = [];
+  const imports: PreparedGrammar['imports'] = [];
+  const packages: PreparedGrammar['packages'] = [];
   const identifierTypes = new Set(spec.identifiers);
+  const typeLeafTypes = new Set(spec.typeLeaves ?? []);
+  const typeLeaves: boolean[] = [];
+  const selfReceivers = new Set(spec.selfReceivers ?? []);
+  const bindings: PreparedGrammar['bindings'] = [];
+  const bindingScopes: number[] = [];
+  const scopeTypes = new Set(spec.bindingScopes ?? []);
+  const memberScopeTypes = new Set(spec.memberScopes ?? []);
+  const transparentTypes = new Set(spec.transparent ?? []);
+  const transparent: boolean[] = [];
+  const returns: (string | undefined)[] = [];
+  const fieldId = (name: string) => language.fieldIdForName(name) ?? -2;
+  const own = <T>(table: Readonly<Record<string, T>> | undefined, type: string): T | undefined => (table !== undefined && Object.hasOwn(table, type) ? table[type] : undefined);
   // By id, not by name: a cursor reports ids, and an aliased node type has an id of its own.
   for (let id = 0; id < language.nodeTypeCount; id++) {
     const type = language.nodeTypeForId(id);
+    callees[id] = -1;
     if (type === null || !language.nodeTypeIsNamed(id)) continue;
-    rules[id] = Object.hasOwn(spec.definitions, type) ? spec.definitions[type] : undefined;
+    rules[id] = own(spec.definitions, type);
     identifiers[id] = identifierTypes.has(type);
+    typeLeaves[id] = typeLeafTypes.has(type);
+    const member: MemberRule | undefined = own(spec.members, type);
+    if (member !== undefined) members[id] = { receiver: member.receiver === '' ? -2 : fieldId(member.receiver), member: fieldId(member.member), call: member.call === true, implicit: member.implicitReceiver === true };
+    const callee = own(spec.calls, type);
+    if (callee !== undefined) callees[id] = fieldId(callee);
+    selfLeaves[id] = selfReceivers.has(type);
+    imports[id] = own(spec.imports, type);
+    packages[id] = own(spec.packageDeclaration, type);
+    const binding = own(spec.bindings, type);
+    if (binding !== undefined) {
+      bindings[id] = {
+        name: typeof binding.name === 'function' ? binding.name : binding.name === '*' ? -1 : fieldId(binding.name),
+        type: binding.type === undefined ? -2 : fieldId(binding.type),
+        value: typeof binding.value === 'function' ? binding.value : binding.value === undefined ? -2 : fieldId(binding.value),
+        ...(binding.member === undefined ? {} : { member: binding.member }),
+      };
+    }
+    bindingScopes[id] = memberScopeTypes.has(type) ? 2 : scopeTypes.has(type) ? 1 : 0;
+    transparent[id] = transparentTypes.has(type);
+    returns[id] = own(spec.returns, type);
   }
-  return { language, parser: newParser(language), rules, identifiers };
+  return {
+    language,
+    parser: newParser(language),
+    rules,
+    identifiers,
+    members,
+    callees,
+    selfLeaves,
+    selfNames: selfReceivers,
+    imports,
+    packages,
+    localScopes: new Set(spec.localScopes ?? []),
+    typeLeaves,
+    bindings,
+    bindingScopes,
+    transparent,
+    returns,
+  };
+}
+
+const SKIPPED_WORDS = /^[\w\s*]*$/;
+
+/** The regions left out (by index) that an ERROR node of the tree reaches into, or into whose head. */
+function regionsNearErrors(tree: Tree, { regions, heads }: CBodies, text: string): number[] {
+  if (!tree.rootNode.hasError) return [];
+  const lost: number[] = [];
+  const count = regions.length / 2;
+  for (const error of tree.rootNode.descendantsOfType('ERROR')) {
+    if (error === null) continue;
+    const { startIndex, endIndex } = error;
+    // A name or two the grammar skipped (`char __user *buf`, `static int __init f(void)`): a local
+    // repair that no body changes.
+    if (SKIPPED_WORDS.test(text.slice(startIndex, endIndex))) continue;
+    // The first region ending after the error starts, and those after it whose heads it reaches.
+    let low = 0;
+    let high = count;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (regions[2 * middle + 1] < startIndex) low = middle + 1;
+      else high = middle;
+    }
+    for (let index = low; index < count && heads[index] < endIndex; index++) if (lost[lost.length - 1] !== index) lost.push(index);
+  }
+  return [...new Set(lost)].sort((a, b) => a - b);
 }
 
 function newParser(language: Language): Parser {
@@ -162,11 +321,11 @@ function newParser(language: Language): Parser {
 }
 
 /** Visits every definition node in document order (parents before children). */
-function walkDefinitions(grammar: PreparedGrammar, tree: Tree, visit: (found: FoundDefinition) => void): void {
-  walk(tree.walk(), (cursor, typeId) => {
+function walkDefinitions(grammar: PreparedGrammar, cursor: WalkCursor, visit: (found: FoundDefinition) => void): void {
+  walk(cursor, (cursor, typeId) => {
     const rule = grammar.rules[typeId];
     if (rule === undefined) return;
-    const found = definitionAt(cursor.currentNode, rule);
+    const found = definitionAt(cursor.node(), rule);
     if (found !== undefined) visit(found);
   });
 }
@@ -180,16 +339,15 @@ function definitionAt(node: Node, rule: DefinitionRule): FoundDefinition | undef
 }
 
 /**
- * Depth-first over every node: `visit` runs on each, `leaf` on those without children. Each gets
- * the node's type id, read once (every cursor getter is a call into the WebAssembly module).
+ * Depth-first over every node: `visit` runs on each with the node's type id, read once (every
+ * cursor getter is a call into the WebAssembly module).
  */
-function walk(cursor: TreeCursor, visit: (cursor: TreeCursor, typeId: number) => void, leaf?: (cursor: TreeCursor, typeId: number) => void): void {
+function walk(cursor: WalkCursor, visit: (cursor: WalkCursor, typeId: number) => void): void {
   try {
     for (;;) {
-      const typeId = cursor.nodeTypeId;
+      const typeId = cursor.typeId;
       visit(cursor, typeId);
       if (cursor.gotoFirstChild()) continue;
-      leaf?.(cursor, typeId);
       while (!cursor.gotoNextSibling()) {
         if (!cursor.gotoParent()) return;
       }
@@ -199,54 +357,427 @@ function walk(cursor: TreeCursor, visit: (cursor: TreeCursor, typeId: number) =>
   }
 }
 
-function collect(grammar: PreparedGrammar, text: string, tree: Tree): { definitions: Definition[]; references: Map<string, number> } {
+const RECEIVER_NONE = -1;
+const RECEIVER_THIS = -2;
+const RECEIVER_EXPRESSION = -3;
+
+/** How an expression ends: in a name (`x`), a call of a name (`f()`, `a.f()`, `new F()`) or a member (`a.b`). */
+const ENDS_IN_NAME = 0;
+const ENDS_IN_CALL = 1;
+const ENDS_IN_MEMBER = 2;
+
+/** A declared type that names no class. */
+const UNNAMED = 'unnamed';
+
+/** What a binding (a variable, a parameter) says about the name it binds, kept until the name's leaf is recorded. */
+interface BindingFacts {
+  first: number;
+  last: number;
+  member: boolean;
+  /** The name id of the value's last name and how the value ends in it. */
+  value: number;
+  valueKind: number;
+  /** The name id of the declared type's name. */
+  type: number;
+  /** Declared with a type that names no class. */
+  unnamedType: boolean;
+}
+
+/** What one walk of a tree finds: definitions, references with their occurrences, imports. */
+type Collected = Omit<ExtractedSymbols, 'status' | 'warnings'>;
+
+/**
+ * One depth-first walk over every node. Besides definitions and references it records where each
+ * name is used: the line comes from the offset (leaves arrive in document order), whether it is
+ * called and its receiver from the member and call nodes above it, tracked on a stack of node
+ * types so no syntax node object is made for a leaf.
+ */
+function collect(grammar: PreparedGrammar, text: string, cursor: WalkCursor, lexed?: CBodies): Collected {
   const definitions: Definition[] = [];
-  const references = new Map<string, number>();
+  // References counted by name id (a name's id is made at its first use of any kind), in the order
+  // of their first reference: the Map is made at the end, one lookup per use instead of three.
+  const referenceCounts: number[] = [];
+  const referenceOrder: number[] = [];
+  const reference = (id: number) => {
+    if (referenceCounts[id] === undefined || referenceCounts[id] === 0) {
+      referenceCounts[id] = 1;
+      referenceOrder.push(id);
+    } else referenceCounts[id]++;
+  };
   const nameStarts = new Set<number>();
   const open: OpenDefinition[] = [];
+  const imports: ImportEntry[] = [];
+  let packageName: string | undefined;
 
-  walk(
-    tree.walk(),
-    (cursor, typeId) => {
+  const nameIds = new Map<string, number>();
+  const names: string[] = [];
+  const data: number[] = [];
+  const idOf = (name: string) => {
+    let id = nameIds.get(name);
+    if (id === undefined) {
+      id = names.length;
+      names.push(name);
+      nameIds.set(name, id);
+    }
+    return id;
+  };
+  const lineStarts = [0];
+  let nextNewline = text.indexOf('\n');
+  /** The line (1-based) of an offset; offsets only grow between calls. */
+  const lineAt = (offset: number) => {
+    while (nextNewline !== -1 && nextNewline < offset) {
+      lineStarts.push(nextNewline + 1);
+      nextNewline = text.indexOf('\n', nextNewline + 1);
+    }
+    return lineStarts.length;
+  };
+
+  // Per depth: node type id; the node's field id in its parent, read only under member and call
+  // nodes (-1 elsewhere); for member nodes, the receiver seen so far (RECEIVER_* or a name id).
+  const types: number[] = [];
+  const fields: number[] = [];
+  const receivers: number[] = [];
+  // Per member node depth: a receiver that is an expression, by its last name (name id) and how it ends in it.
+  const receiverLinks: number[] = [];
+  const receiverKinds: number[] = [];
+  // Bindings and returned expressions, read from their statements' nodes, by the offset of the leaf they concern.
+  const bindingAt = new Map<number, BindingFacts>();
+  const returnedAt = new Set<number>();
+  // Open binding scopes, outermost first.
+  const scopes: { start: number; end: number; first: number; last: number; member: boolean }[] = [];
+  let allLineStarts: number[] | undefined;
+  /** The line (1-based) of any offset (bindings need their scope's last line, ahead of the walk). */
+  const lineOf = (offset: number) => {
+    if (allLineStarts === undefined) {
+      allLineStarts = [0];
+      for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) allLineStarts.push(at + 1);
+    }
+    let low = 0;
+    let high = allLineStarts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (allLineStarts[middle] <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return low + 1;
+  };
+  let depth = 0;
+  let nextLexed = 0;
+  try {
+    for (;;) {
+      const typeId = cursor.typeId;
+      types[depth] = typeId;
+      const parentType = depth > 0 ? types[depth - 1] : -1;
+      const parentMember = parentType === -1 ? undefined : grammar.members[parentType];
+      if (parentMember !== undefined || (parentType !== -1 && grammar.callees[parentType] !== -1)) {
+        const field = cursor.fieldId;
+        fields[depth] = field;
+        if (parentMember !== undefined && field === parentMember.receiver) {
+          receivers[depth - 1] = RECEIVER_EXPRESSION;
+          // `f().x`, `a.b.x`, `(await f()).x`: what the receiver expression ends in (a named receiver is recorded at its leaf).
+          if (!grammar.identifiers[typeId] && !grammar.selfLeaves[typeId]) {
+            const ending = lastName(cursor.node());
+            if (ending !== undefined) {
+              receiverLinks[depth - 1] = idOf(ending.leaf.text);
+              receiverKinds[depth - 1] = ending.kind;
+            }
+          }
+        }
+      } else fields[depth] = -1;
+      if (grammar.members[typeId] !== undefined) {
+        receivers[depth] = grammar.members[typeId]!.implicit ? RECEIVER_EXPRESSION : RECEIVER_NONE;
+        receiverLinks[depth] = -1;
+      }
+      const scopeKind = grammar.bindingScopes[typeId];
+      const binding = grammar.bindings[typeId];
+      const returned = grammar.returns[typeId];
+      if (scopeKind !== 0 || binding !== undefined || returned !== undefined) {
+        const start = cursor.startIndex;
+        while (scopes.length > 0 && scopes[scopes.length - 1].end <= start) scopes.pop();
+        // The module's scope starts at line 0: a module-level binding says so (its root node starts at its first token).
+        // Lines are found when a binding needs them (most blocks bind nothing).
+        if (scopeKind !== 0) scopes.push({ start, end: cursor.endIndex, first: depth === 0 ? 0 : -1, last: -1, member: scopeKind === 2 });
+        if (binding !== undefined) recordBinding(cursor.node(), binding);
+        if (returned !== undefined) {
+          const node = cursor.node();
+          const operand = returned === '' ? node.namedChild(0) : node.childForFieldName(returned);
+          // An arrow function's block body returns with its statements, not as an expression.
+          const ending = operand === null || grammar.bindingScopes[operand.typeId] !== 0 ? undefined : lastName(operand);
+          if (ending !== undefined) returnedAt.add(ending.leaf.startIndex);
+        }
+      }
       const rule = grammar.rules[typeId];
-      if (rule === undefined) return;
-      const found = definitionAt(cursor.currentNode, rule);
-      if (found === undefined) return;
-      const { node, nameNode } = found;
-      while (open.length > 0 && open[open.length - 1].end <= node.startIndex) open.pop();
-      const enclosing = nearestContainer(open);
-      const ownContainer = found.rule.container?.(node);
-      const container = ownContainer ?? enclosing?.name;
-      let kind = found.kind;
-      if (kind === 'function' && (ownContainer !== undefined || (enclosing !== undefined && METHOD_CONTAINERS.has(enclosing.kind)))) kind = 'method';
-      const name = nameNode.text;
-      nameStarts.add(nameNode.startIndex);
-      open.push({ end: node.endIndex, kind, name });
-      if (kind === 'impl') return;
-      const end = node.endPosition;
-      const definition: Definition = {
-        kind,
-        name,
-        line: nameNode.startPosition.row + 1,
-        startLine: node.startPosition.row + 1,
-        // A node that ends at column 0 ends on the line before (a trailing newline belongs to it).
-        endLine: end.column === 0 && end.row > node.startPosition.row ? end.row : end.row + 1,
-        signature: signatureOf(text, node, nameNode, found.rule),
-      };
-      if (container !== undefined) definition.container = container;
-      definitions.push(definition);
-    },
-    (cursor, typeId) => {
-      if (!grammar.identifiers[typeId]) return;
-      const start = cursor.startIndex;
-      if (nameStarts.has(start)) return;
-      const name = text.slice(start, cursor.endIndex);
-      // The stored form separates names with spaces and counts with colons; no identifier has either.
-      if (name.length === 0 || name.length > MAX_NAME_LENGTH || UNSTORABLE_NAME.test(name)) return;
-      references.set(name, (references.get(name) ?? 0) + 1);
-    },
-  );
-  return { definitions, references };
+      if (rule !== undefined) {
+        const found = definitionAt(cursor.node(), rule);
+        if (found !== undefined) {
+          const { node, nameNode } = found;
+          while (open.length > 0 && open[open.length - 1].end <= node.startIndex) open.pop();
+          const enclosing = nearestContainer(open);
+          const ownContainer = found.rule.container?.(node);
+          const container = ownContainer ?? enclosing?.name;
+          let kind = found.kind;
+          if (kind === 'function' && (ownContainer !== undefined || (enclosing !== undefined && METHOD_CONTAINERS.has(enclosing.kind)))) kind = 'method';
+          const name = nameNode.text;
+          nameStarts.add(nameNode.startIndex);
+          open.push({ end: node.endIndex, kind, name });
+          if (kind !== 'impl') {
+            const end = node.endPosition;
+            const definition: Definition = {
+              kind,
+              name,
+              line: nameNode.startPosition.row + 1,
+              startLine: node.startPosition.row + 1,
+              // A node that ends at column 0 ends on the line before (a trailing newline belongs to it).
+              endLine: end.column === 0 && end.row > node.startPosition.row ? end.row : end.row + 1,
+              signature: signatureOf(text, node, nameNode, found.rule),
+            };
+            if (container !== undefined) definition.container = container;
+            const local = localScopeOf(grammar, node);
+            if (local !== undefined) definition.local = local;
+            definitions.push(definition);
+          }
+        }
+      }
+      const importRule = grammar.imports[typeId];
+      if (importRule !== undefined) {
+        const node = cursor.node();
+        const line = node.startPosition.row + 1;
+        for (const entry of importRule(node)) imports.push({ line, ...entry });
+      }
+      const packageRule = grammar.packages[typeId];
+      if (packageRule !== undefined && packageName === undefined) packageName = packageRule(cursor.node());
+
+      if (cursor.gotoFirstChild()) {
+        depth++;
+        continue;
+      }
+      if (grammar.identifiers[typeId] || grammar.selfLeaves[typeId]) recordLeaf(typeId);
+      while (!cursor.gotoNextSibling()) {
+        if (!cursor.gotoParent()) {
+          if (lexed !== undefined) recordLexed(text.length + 1);
+          const references = new Map<string, number>();
+          for (const id of referenceOrder) references.set(names[id], referenceCounts[id]);
+          return { definitions, references, occurrences: { names, data }, lineStarts: finishLines(), imports, ...(packageName === undefined ? {} : { package: packageName }) };
+        }
+        depth--;
+      }
+    }
+  } finally {
+    cursor.delete();
+  }
+
+  function finishLines(): number[] {
+    lineAt(text.length + 1);
+    return lineStarts;
+  }
+
+  /** The names lexed in the regions not parsed that come before `offset`, recorded as their leaves would be. */
+  function recordLexed(offset: number): void {
+    const lexedNames = lexed!.names;
+    const positions = lexed!.positions;
+    for (; nextLexed < lexedNames.length && positions[2 * nextLexed] < offset; nextLexed++) {
+      const name = lexedNames[nextLexed];
+      if (name.length > MAX_NAME_LENGTH) continue;
+      const start = positions[2 * nextLexed];
+      const id = idOf(name);
+      reference(id);
+      const line = lineAt(start);
+      data.push(id, line, start - lineStarts[line - 1], positions[2 * nextLexed + 1] === 1 ? OCCURRENCE_CALL : 0, NO_RECEIVER, 0, 0, NO_RECEIVER);
+    }
+  }
+
+  function recordLeaf(typeId: number): void {
+    const start = cursor.startIndex;
+    if (lexed !== undefined) recordLexed(start);
+    const parent = depth > 0 ? types[depth - 1] : -1;
+    const member = parent === -1 ? undefined : grammar.members[parent];
+    const field = fields[depth];
+    let flags = 0;
+    let receiver = NO_RECEIVER;
+    if (member !== undefined && field === member.receiver) {
+      // The receiver of the member access above: remembered for the member's name that follows.
+      const name = grammar.selfLeaves[typeId] ? undefined : text.slice(start, cursor.endIndex);
+      receivers[depth - 1] = name === undefined || grammar.selfNames.has(name) ? RECEIVER_THIS : idOf(name);
+    } else if (member !== undefined && field === member.member) {
+      const seen = receivers[depth - 1];
+      // No receiver at all (Java's bare `foo()` is a method_invocation): a bare name.
+      if (seen === RECEIVER_THIS) flags |= OCCURRENCE_THIS;
+      else if (seen !== RECEIVER_NONE) flags |= OCCURRENCE_MEMBER;
+      if (seen >= 0) receiver = seen;
+      else if (seen === RECEIVER_EXPRESSION && receiverLinks[depth - 1] >= 0) {
+        receiver = receiverLinks[depth - 1];
+        // An expression ending in a plain name (`(x).y`, `x!.y`) is that name.
+        if (receiverKinds[depth - 1] === ENDS_IN_CALL) flags |= OCCURRENCE_RECEIVER_CALL;
+        else if (receiverKinds[depth - 1] === ENDS_IN_MEMBER) flags |= OCCURRENCE_RECEIVER_MEMBER;
+      }
+      const grandparent = depth > 1 ? types[depth - 2] : -1;
+      if (member.call || (grandparent !== -1 && fields[depth - 1] >= 0 && grammar.callees[grandparent] === fields[depth - 1])) flags |= OCCURRENCE_CALL;
+    } else if (member === undefined && parent !== -1 && field >= 0 && field === grammar.callees[parent]) flags |= OCCURRENCE_CALL;
+    if (!grammar.identifiers[typeId] || nameStarts.has(start)) return;
+    if (grammar.typeLeaves[typeId]) flags |= OCCURRENCE_TYPE;
+    const end = cursor.endIndex;
+    const name = text.slice(start, end);
+    // The stored form separates names with spaces and counts with colons; no identifier has either.
+    if (name.length === 0 || name.length > MAX_NAME_LENGTH || UNSTORABLE_NAME.test(name)) return;
+    const id = idOf(name);
+    reference(id);
+    const line = lineAt(start);
+    let first = 0;
+    let last = 0;
+    let declaredType = NO_RECEIVER;
+    const bound = bindingAt.get(start);
+    if (bound !== undefined) {
+      flags |= OCCURRENCE_DECLARES | (bound.member ? OCCURRENCE_FIELD : 0);
+      first = bound.first;
+      last = bound.last;
+      declaredType = bound.type;
+      if (bound.unnamedType) flags |= OCCURRENCE_UNNAMED_TYPE;
+      if (bound.value >= 0) {
+        receiver = bound.value;
+        flags |= bound.valueKind === ENDS_IN_CALL ? OCCURRENCE_VALUE_CALL : bound.valueKind === ENDS_IN_MEMBER ? OCCURRENCE_VALUE_MEMBER : OCCURRENCE_VALUE_NAME;
+      }
+    }
+    if (returnedAt.has(start)) flags |= OCCURRENCE_RETURNED;
+    data.push(id, line, start - lineStarts[line - 1], flags, receiver, first, last, declaredType);
+  }
+
+  /** The names a binding node binds, recorded with what it says about them (scope, declared type, value). */
+  function recordBinding(node: Node, binding: PreparedBinding): void {
+    const names: Node[] = [];
+    if (typeof binding.name === 'function') {
+      const name = binding.name(node);
+      if (name !== null) names.push(name);
+    } else if (binding.name === -1) {
+      for (let index = 0; index < node.childCount; index++) {
+        const child = node.child(index);
+        if (child !== null && child.isNamed && node.fieldNameForChild(index) === null) names.push(child);
+      }
+    } else {
+      const name = node.childForFieldId(binding.name);
+      if (name !== null) names.push(name);
+    }
+    // `self` and `cls` parameters stand for the class: `this`, not a variable.
+    const named = names.filter((name) => grammar.identifiers[name.typeId] && !grammar.selfNames.has(name.text));
+    if (named.length === 0 || scopes.length === 0) return;
+    let scope = scopes[scopes.length - 1];
+    let member = scope.member;
+    if (binding.member?.(node) === true) {
+      // A member of the class around the method (`constructor(private db: Db)`, `self.db = …`).
+      const holder = scopes.findLast((candidate) => candidate.member);
+      if (holder === undefined) return;
+      scope = holder;
+      member = true;
+    }
+    if (scope.last === -1) {
+      if (scope.first === -1) scope.first = lineOf(scope.start);
+      scope.last = lineOf(Math.max(scope.start, scope.end - 1));
+    }
+    const valueNode = typeof binding.value === 'function' ? binding.value(node) : binding.value >= 0 ? node.childForFieldId(binding.value) : null;
+    let value = valueNode === null ? undefined : lastName(valueNode);
+    const typeNode = binding.type >= 0 ? node.childForFieldId(binding.type) : null;
+    const declared = typeNode === null ? undefined : typeName(typeNode);
+    const type = declared === UNNAMED || declared === undefined || 'kind' in declared ? undefined : declared;
+    // `x: typeof y` is `y` itself.
+    if (declared !== undefined && declared !== UNNAMED && 'kind' in declared) value ??= declared;
+    for (const name of named) {
+      bindingAt.set(name.startIndex, {
+        first: scope.first,
+        last: scope.last,
+        member,
+        value: value === undefined ? -1 : idOf(value.leaf.text),
+        valueKind: value?.kind ?? ENDS_IN_NAME,
+        type: type === undefined ? NO_RECEIVER : idOf(type.text),
+        unnamedType: declared === UNNAMED,
+      });
+    }
+  }
+
+  /** The name an expression ends in and how: `x`, `f()`/`a.f()`/`new F()` (a call), `a.b` (a member); through `(…)`, `await`, `!`. */
+  function lastName(node: Node, depth = 0): { leaf: Node; kind: number } | undefined {
+    if (depth > 16) return undefined;
+    const typeId = node.typeId;
+    if (grammar.identifiers[typeId]) return { leaf: node, kind: ENDS_IN_NAME };
+    const member = grammar.members[typeId];
+    if (member !== undefined) {
+      if (member.implicit) return undefined;
+      const leaf = node.childForFieldId(member.member);
+      return leaf !== null && grammar.identifiers[leaf.typeId] ? { leaf, kind: member.call ? ENDS_IN_CALL : ENDS_IN_MEMBER } : undefined;
+    }
+    const callee = grammar.callees[typeId];
+    if (callee !== undefined && callee >= 0) {
+      const target = node.childForFieldId(callee);
+      const inner = target === null ? undefined : lastName(target, depth + 1);
+      return inner === undefined || inner.kind === ENDS_IN_CALL ? undefined : { leaf: inner.leaf, kind: ENDS_IN_CALL };
+    }
+    if (grammar.transparent[typeId]) {
+      const inner = node.namedChild(0);
+      return inner === null ? undefined : lastName(inner, depth + 1);
+    }
+    return undefined;
+  }
+
+  /**
+   * The leaf naming a declared type: `Foo`, `ns.Foo<T>` → `Foo`, `Foo | null` and `Optional[Foo]`
+   * → `Foo`; UNNAMED for a type that is no class (`string`, `Foo[]`, a literal, a function or
+   * object type); `typeof y`: `y`, as a value.
+   */
+  function typeName(node: Node | null, depth = 0): Node | typeof UNNAMED | { leaf: Node; kind: number } | undefined {
+    if (node === null || depth > 8) return undefined;
+    if (grammar.identifiers[node.typeId]) return node;
+    switch (node.type) {
+      case 'predefined_type':
+      case 'array_type':
+      case 'tuple_type':
+      case 'literal_type':
+      case 'function_type':
+      case 'object_type':
+      case 'template_literal_type':
+        return UNNAMED;
+      case 'type_query': {
+        const queried = node.namedChild(0);
+        return queried !== null && grammar.identifiers[queried.typeId] ? { leaf: queried, kind: ENDS_IN_NAME } : undefined;
+      }
+      case 'union_type': {
+        // The first alternative that names something (`null | Foo`).
+        let unnamed = false;
+        for (const alternative of node.namedChildren) {
+          const named = typeName(alternative, depth + 1);
+          if (named === UNNAMED) unnamed = true;
+          else if (named !== undefined) return named;
+        }
+        return unnamed ? UNNAMED : undefined;
+      }
+      case 'type_annotation':
+      case 'type':
+      case 'parenthesized_type':
+      case 'readonly_type':
+      case 'generic_type':
+        return typeName(node.childForFieldName('name') ?? node.namedChild(0), depth + 1);
+      case 'nested_type_identifier':
+        return typeName(node.childForFieldName('name'), depth + 1);
+      case 'attribute':
+        return typeName(node.childForFieldName('attribute'), depth + 1);
+      case 'binary_operator':
+        return typeName(node.childForFieldName('left'), depth + 1);
+      case 'subscript': {
+        const base = typeName(node.childForFieldName('value'), depth + 1);
+        return base !== undefined && base !== UNNAMED && !('kind' in base) && base.text === 'Optional' ? typeName(node.childForFieldName('subscript'), depth + 1) : base;
+      }
+      default:
+        return undefined;
+    }
+  }
+}
+
+/** The lines of the innermost block a definition sits in (none at module or class level). */
+function localScopeOf(grammar: PreparedGrammar, node: Node): [number, number] | undefined {
+  if (grammar.localScopes.size === 0) return undefined;
+  for (let current = node.parent; current !== null; current = current.parent) {
+    if (grammar.localScopes.has(current.type)) return [current.startPosition.row + 1, current.endPosition.row + 1];
+    // A class body is a level of its own: its members are not block-local.
+    if (current.type === 'class_body' || current.type === 'declaration_list' || current.type === 'field_declaration_list') return undefined;
+  }
+  return undefined;
 }
 
 /** Functions and blocks are not containers: `Class.method` names the class, not the function around it. */
@@ -274,6 +805,39 @@ function signatureOf(text: string, node: Node, nameNode: Node, rule: DefinitionR
     const lineEnd = text.indexOf('\n', nameNode.endIndex);
     head = text.slice(Math.max(lineStart, node.startIndex), lineEnd === -1 ? text.length : Math.min(lineEnd, node.endIndex));
   }
-  const collapsed = head.replace(/\s+/g, ' ').trim().replace(/\s*[{:=]$/, '').trimEnd();
+  let collapsed = head.replace(/\s+/g, ' ').trim().replace(/\s*[{:=]$/, '').trimEnd();
+  // Too long: the type parameters, then the parameters, give way first, so what follows them (a
+  // class's bases, a function's return type) stays whole.
+  const at = collapsed.indexOf(nameNode.text);
+  for (const [open, close] of [['<', '>'], ['(', ')']] as const) {
+    if (collapsed.length <= MAX_SIGNATURE_LENGTH || at === -1) break;
+    collapsed = elideBracket(collapsed, at + nameNode.text.length, open, close);
+  }
   return collapsed.length > MAX_SIGNATURE_LENGTH ? `${collapsed.slice(0, MAX_SIGNATURE_LENGTH - 1)}…` : collapsed;
+}
+
+/** `text` with the first bracketed list opened by `open` at or after `from` (skipping spaces and a `<…>`) written `open…close`. */
+function elideBracket(text: string, from: number, open: string, close: string): string {
+  let start = from;
+  while (text[start] === ' ') start++;
+  if (open === '(' && text[start] === '<') {
+    // Past already elided (or balanced) type parameters.
+    let depth = 0;
+    for (; start < text.length; start++) {
+      if (text[start] === '<') depth++;
+      else if (text[start] === '>' && text[start - 1] !== '=' && --depth === 0) break;
+    }
+    start++;
+    while (text[start] === ' ') start++;
+  }
+  if (text[start] !== open) return text;
+  let depth = 0;
+  for (let index = start; index < text.length; index++) {
+    const character = text[index];
+    if (character === '(' || character === '[' || character === '{' || character === '<') depth++;
+    else if ((character === ')' || character === ']' || character === '}' || (character === '>' && text[index - 1] !== '=')) && --depth === 0) {
+      return character === close ? `${text.slice(0, start)}${open}…${close}${text.slice(index + 1)}` : text;
+    }
+  }
+  return text;
 }

@@ -29,6 +29,11 @@ export interface Definition {
   signature: string;
   /** The enclosing class, struct, trait, impl or namespace, for `Class.method`. */
   container?: string;
+  /**
+   * Lines of the block the definition is local to (`type a = …` inside a callback's body), when
+   * it is not at a module's or class's level: names resolve to it only there.
+   */
+  local?: [startLine: number, endLine: number];
 }
 
 /** Why a file has no symbols although its language has a grammar. Counted, never fatal. */

@@ -1,4 +1,4 @@
-import type { DetectorSet } from '../registry';
+import type { DetectorSet } from '../model';
 import { GO_FRAMEWORKS, goBuild, goLanguage, goRuntime, goWork } from './go';
 import {
   bunRuntime, denoLanguage, denoRuntime, JS_BUILD_SYSTEMS, JS_FRAMEWORKS, javascriptLanguage, lerna, nodeRuntime, nx,

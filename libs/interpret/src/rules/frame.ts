@@ -1,5 +1,5 @@
 import type { References } from '../deixis';
-import { hasDirectoryNamed, type WorkspaceView } from '../workspace-view';
+import { hasDirectoryNamed, hasFileNamed, type WorkspaceView } from '../workspace-view';
 import { FUNCTION_WORDS, isCodeLike, isFileName, isGlob, isSlashedPath, KIND_NOUNS, looksLikeRegex, NOT_A_KIND, NUMBER, numberOf, TYPE_GLOBS } from './lexicon';
 import { Sentence, type Token } from './sentence';
 
@@ -66,7 +66,7 @@ export function parseFrame(text: string, references: References, view?: Workspac
   takeRecursive(sentence, frame.filters);
   takeLineRegex(sentence, frame);
   takeName(sentence, frame);
-  takeType(sentence, frame.filters);
+  takeType(sentence, frame.filters, view);
   takeLocation(sentence, frame, view);
   takeReferences(sentence, frame, references);
   takeKind(sentence, frame);
@@ -188,15 +188,24 @@ const SYMBOL_NAMES: Readonly<Record<string, string>> = {
 
 function lineTerm(raw: string): string {
   const word = unquote(raw);
-  return /^["'`“]/.test(raw) ? escapeRegex(word) : (SYMBOL_NAMES[word.toLowerCase()] ?? escapeRegex(word));
+  if (/^["'`“]/.test(raw)) return escapeRegex(word);
+  // "lines ending in \{$": already a regular expression, anchors and escapes its own.
+  if (/\\./.test(word) || /^\^.|.\$$/.test(word)) return word;
+  return SYMBOL_NAMES[word.toLowerCase()] ?? escapeRegex(word);
 }
 
 /** "lines starting with #!" → `^#!`, "lines that end with TODO" → `TODO$`, "ending with a semicolon" → `;$`. */
 function takeLineRegex(sentence: Sentence, frame: Frame): void {
   const start = sentence.takeFirst(new RegExp(`\\b(?:a\\s+)?lines?\\s+(?:that\\s+|which\\s+)?(?:start|starts|starting|begin|begins|beginning)\\s+with\\s+(?:the\\s+word\\s+|an?\\s+)?${TERM}`, 'i'), undefined, 'text');
-  if (start) return void (frame.lineRegex = `^${lineTerm(start[1])}`);
+  if (start) return void (frame.lineRegex = anchored('^', lineTerm(start[1])));
   const end = sentence.takeFirst(new RegExp(`\\b(?:a\\s+)?lines?\\s+(?:that\\s+|which\\s+)?(?:end|ends|ending)\\s+(?:with|in)\\s+(?:an?\\s+)?${TERM}`, 'i'), undefined, 'text');
-  if (end) frame.lineRegex = `${lineTerm(end[1])}$`;
+  if (end) frame.lineRegex = anchored('$', lineTerm(end[1]));
+}
+
+/** The term with its anchor, unless it carries one already. */
+function anchored(anchor: '^' | '$', term: string): string {
+  if (anchor === '^') return term.startsWith('^') ? term : `^${term}`;
+  return /(?<!\\)\$$/.test(term) ? term : `${term}$`;
 }
 
 export function escapeRegex(text: string): string {
@@ -228,15 +237,21 @@ function takeName(sentence: Sentence, frame: Frame): void {
 }
 
 /** A file type: "python files", ".tsx files", "*.ts", "in go code", "with a .ico extension", "shell scripts". */
-function takeType(sentence: Sentence, filters: Filters): void {
+function takeType(sentence: Sentence, filters: Filters, view?: WorkspaceView): void {
   const extension = sentence.take(/\b(?:with\s+)?(?:a|an|the)\s+(?:extension\s+\.?([\w+]+)|\.?([\w+]+)\s+extension)\b/i);
   if (extension) return void (filters.type = `*.${(extension[1] ?? extension[2]).toLowerCase()}`);
+  // "in package.json files": every file of that name.
+  const sameName = sentence.takeFirst(/(?:\b(?:in|within|across|among)\s+)?(?:\b(?:all|the|any|every)\s+)*(?<![\w.])([\w-]+(?:\.[\w-]+)*\.[A-Za-z]\w*)\s+files\b/i, (match) => isFileName(match[1]));
+  if (sameName) return void (filters.type = sameName[1]);
   const glob = sentence.rest().find((token) => !token.quoted && isGlob(token.text) && /^(?:\*\*\/)?\*\.[\w.{},]+$/.test(token.text));
   const typeOf = (match: RegExpMatchArray) => (match[1] ? `*.${match[1].toLowerCase()}` : TYPE_GLOBS[match[2].toLowerCase()]);
   const named = sentence.takeFirst(
     /(?:\b(?:in|within|across|among|on)\s+)?(?:\b(?:all|the|any|every)\s+)*(?:(?<![\w.])\.([\w+]+)|(?<![\w.])([\w+]+))\s+(?:source\s+)?(?:files?|sources|scripts?|code|docs|documents|modules)\b/i,
-    // "in go code" is a type; "the python code" is a place, read by the location.
-    (match) => typeOf(match) !== undefined && (!/code$/i.test(match[0]) || /^\s*(?:in|within)\b/i.test(match[0])),
+    // "in go code" is a type; "the python code" is a place, read by the location; "the .editorconfig file" is that file.
+    (match) =>
+      typeOf(match) !== undefined &&
+      (!/code$/i.test(match[0]) || /^\s*(?:in|within)\b/i.test(match[0])) &&
+      !(match[1] && /\bfile$/i.test(match[0]) && view !== undefined && hasFileNamed(view, `.${match[1]}`)),
   );
   if (named) return void (filters.type = typeOf(named));
   if (glob) {
@@ -275,7 +290,9 @@ function takeLocation(sentence: Sentence, frame: Frame, view?: WorkspaceView): v
   if (after) return set(trimPunctuation(after[1]));
   const preposition = sentence.takeFirst(
     new RegExp(`(?:[,;]\\s*)?\\b${LOCATION_PREPOSITION}\\s+(?:the\\s+|my\\s+|our\\s+)?([\\w@.~/-]*[\\w/.~])(?:\\s+(?:code|files|sources))?(?=[\\s,;:?!]|$)`, 'i'),
-    (match) => isDirectory(match[1], view) || ROOT_WORDS.test(match[1]),
+    // Not across words another phrase took ("the list of [.py files] in python/helpers" has no place "in").
+    // "what kind of project": "of project" classifies, it names no place.
+    (match) => (isDirectory(match[1], view) || ROOT_WORDS.test(match[1])) && !spansClaimedWords(sentence, match) && !/\b(?:kind|sort|type|flavou?r|category|variety)s?\s*$/i.test(sentence.text.slice(0, match.index)),
   );
   if (preposition) return set(preposition[1]);
   // "does the api handle SIGTERM", "do the migrations mention created_at": a directory as the subject.
@@ -284,6 +301,12 @@ function takeLocation(sentence: Sentence, frame: Frame, view?: WorkspaceView): v
     (match) => isDirectory(match[1], view) && !FUNCTION_WORDS.has(match[1].toLowerCase()),
   );
   if (subject) set(subject[1]);
+}
+
+function spansClaimedWords(sentence: Sentence, match: RegExpMatchArray): boolean {
+  const start = match.index ?? 0;
+  const inner = sentence.text.slice(start, start + match[0].lastIndexOf(match[1]));
+  return inner.trim() !== sentence.open.slice(start, start + inner.length).trim() && /\S\s+\S/.test(inner);
 }
 
 function trimPunctuation(word: string): string {
@@ -340,7 +363,7 @@ const CUE_WORDS = new Set(
    reference references referencing referenced referring refers refer use uses using used import imports importing imported
    call calls calling called define defines defined defining declare declares declared implement implements implemented instantiate instantiated
    create creates created throw throws thrown raise raises raised set sets log logs logged handle handles handled export exports exported
-   depend depends depending rely relies appear appears occur occurs exist exists live lives located sit sits come comes coming
+   depend depends depending rely relies appear appears occur occurs exist exists live lives located sit sits come comes coming up like
    regex regexp pattern expression regular occurrences usages files file lines line anywhere somewhere everywhere codebase repo repository project code
    r u ur whats what's where's wheres who's there's theres is isn't any more let lemme need want
    how many much often times number count counting results result matches hits hit entries items`.split(/\s+/),
@@ -363,6 +386,12 @@ function objectOf(sentence: Sentence): ObjectTerm | undefined {
   if (quoted) return { text: quoted.text, kind: looksLikeRegex(quoted.text) ? 'regex' : 'literal' };
   const slashed = rest.find((token) => /^\/.+\/$/.test(token.text) && token.text.length > 2 && !isSlashedPath(token.text.slice(0, -1)));
   if (slashed) return { text: slashed.text.slice(1, -1), kind: 'regex' };
+  // "/version: \d+/": a slash-delimited regex with spaces in it.
+  const opening = rest.find((token) => /^\/[^/\s]/.test(token.text) && !/\/$/.test(token.text) && !isSlashedPath(token.text));
+  const closing = opening && rest.find((token) => token.index > opening.index && /[^/\\]\/$/.test(token.text));
+  if (opening && closing && sentence.tokens.slice(opening.index, closing.index + 1).every((token) => !sentence.isClaimed(token))) {
+    return { text: sentence.span(opening, closing).slice(1, -1), kind: 'regex' };
+  }
 
   const runs: Token[][] = [];
   for (const token of rest) {
@@ -372,10 +401,14 @@ function objectOf(sentence: Sentence): ObjectTerm | undefined {
   }
   const trimmed = runs.map((run) => trimRun(run, sentence)).filter((run) => run.length > 0);
   const regexy = (token: Token) => looksLikeRegex(token.text) && !isGlob(token.text);
-  const regexRun = trimmed.find((run) => run.some(regexy));
+  // A regex runs from its first regex-looking word; the words after it are its own ("^export default
+  // function") up to a cue or function word ("^func main appears").
+  const regexRun = runs.find((run) => run.some(regexy));
   if (regexRun) {
     const first = regexRun.findIndex(regexy);
-    return { text: sentence.span(regexRun[first], regexRun[regexRun.length - 1]), kind: 'regex' };
+    let last = regexRun.length - 1;
+    while (last > first && !regexRun[last].quoted && (FUNCTION_WORDS.has(regexRun[last].lower) || CUE_WORDS.has(regexRun[last].lower))) last--;
+    return { text: sentence.span(regexRun[first], regexRun[last]), kind: 'regex' };
   }
   for (const run of trimmed) {
     const all = run.filter((token) => isCodeLike(token) || isFileName(token.text));

@@ -5,6 +5,8 @@ import { resolvePath } from '../path-resolution';
 import { hasDirectoryNamed, type WorkspaceView } from '../workspace-view';
 import { escapeRegex, type Frame, type ObjectTerm } from './frame';
 import { FUNCTION_WORDS, isFileName, isSlashedPath, TYPE_GLOBS } from './lexicon';
+import { codeQuestion } from './code-question';
+import { generalQuestion } from './general-question';
 import { shellStep } from './shell';
 import type { Token } from './sentence';
 
@@ -15,6 +17,8 @@ import type { Token } from './sentence';
  */
 
 export interface RuleInput {
+  /** The query as asked (whitespace collapsed): what a tool that reads the whole question gets. */
+  query: string;
   /** The cleaned query (filler gone, keyword typos fixed), argument case preserved. */
   text: string;
   lower: string;
@@ -76,10 +80,13 @@ export const INTENT_RULES: readonly IntentRule[] = [
   { name: 'url', match: urlIntent },
   { name: 'chit-chat', match: ({ text }) => (text === '' || CHIT_CHAT.test(text) ? 'none' : undefined) },
   { name: 'build or run this project', match: buildIntent },
+  { name: 'open question about the code', match: codeQuestionIntent },
   { name: 'how-to question', match: howToIntent },
+  { name: 'general question', match: ({ text, frame, view }) => (generalQuestion(text, frame.sentence, view) !== undefined ? 'none' : undefined) },
   { name: 'stack question', match: stackIntent },
   { name: 'count, size or date', match: measureIntent },
   { name: 'find by name', match: nameIntent },
+  { name: 'what a file contains', match: contentsIntent },
   { name: 'grep', match: grepIntent },
   { name: 'search', match: searchIntent },
   { name: 'find files', match: findIntent },
@@ -87,6 +94,13 @@ export const INTENT_RULES: readonly IntentRule[] = [
   { name: 'list files', match: listIntent },
   { name: 'bare path', match: barePathIntent },
 ];
+
+/** An open question about what the code does goes to retrieval, the question as asked its task; one the general-question reading takes for the world's stays without tools. */
+function codeQuestionIntent({ query, text, frame, view }: RuleInput): RuleOutcome {
+  const asked = codeQuestion(text, frame.sentence);
+  if (asked === undefined || (asked === 'open' && generalQuestion(text, frame.sentence, view) !== undefined)) return undefined;
+  return step('find_relevant_code', { task: query });
+}
 
 function urlIntent({ text }: RuleInput): RuleOutcome {
   const match = /\bhttps?:\/\/[^\s<>"'`]+/i.exec(text);
@@ -115,10 +129,30 @@ function howToIntent({ text, view }: RuleInput): RuleOutcome {
 }
 
 function stackIntent(input: RuleInput): RuleOutcome {
-  const { text } = input;
-  if (!STACK.test(text) || !STACK_QUESTION.test(text) || SEARCH_VERB.test(text) || /\bfind\b/i.test(text)) return undefined;
+  const { text, frame, view } = input;
+  if (SEARCH_VERB.test(text) || /\bfind\b/i.test(text)) return undefined;
+  const stack = STACK.test(text) && STACK_QUESTION.test(text);
+  // "is auth.service.ts a service" asks about a file, not a project.
+  const kind = PROJECT_KIND.some((form) => form.test(text)) && !frame.files.some((file) => view?.kind(file) === 'file' || isFileName(file));
+  // "what is web": a directory asked about as a whole is a project to identify.
+  const whole = /^(?:what(?:'s|\s+is)|whats)\s+(?:the\s+)?([\w@.~-][\w@.~/-]*?)\/?$/i.exec(text)?.[1];
+  const wholeDirectory = whole !== undefined && view !== undefined && (view.kind(whole) === 'directory' || (!whole.includes('.') && hasDirectoryNamed(view, whole)));
+  if (!stack && !kind && !wholeDirectory) return undefined;
   return step('detect_stack', { directory: stackDirectory(input) ?? '.' });
 }
+
+const PROJECT_NOUNS = '(?:project|app|application|service|repo|repository|codebase|code\\s*base|package|crate|module|library|lib|program|workspace|monorepo|cli|binary)';
+/** What kind of project a directory (or the root) is: "what sort of app is web", "is api a rest service or a cli", "what is the api project". */
+const PROJECT_KIND: readonly RegExp[] = [
+  new RegExp(`\\b(?:kind|sort|type|flavou?r|category|variety)s?\\s+of\\s+${PROJECT_NOUNS}\\b`, 'i'),
+  new RegExp(`\\b${PROJECT_NOUNS}\\s+type\\b`, 'i'),
+  new RegExp(`^(?:is|are)\\s+(?!there\\b|it\\s+(?:possible|better|bad|good|ok|okay|safe)\\b).{1,60}?\\s+an?\\s+(?:[\\w.+-]+\\s+){0,3}?${PROJECT_NOUNS}\\b`, 'i'),
+  new RegExp(`^what(?:'s|\\s+is)\\s+the\\s+[\\w@.~/-]+\\s+${PROJECT_NOUNS}$`, 'i'),
+  new RegExp(`,\\s*an?\\s+(?:[\\w.+-]+\\s+)?${PROJECT_NOUNS}\\s+or\\b`, 'i'),
+  // "a flask or fastapi app", "react app or vue app": two technologies for one project.
+  new RegExp(`\\b[\\w.+-]+\\s+or\\s+(?:an?\\s+)?[\\w.+-]+\\s+${PROJECT_NOUNS}\\b`, 'i'),
+  /\bwhat\s+are\s+we\s+dealing\s+with\b|\bclassify\s+(?:this|the|it)\b|\becosystem\b/i,
+];
 
 /** The directory a stack question is about: a phrase, a path or directory name anywhere ("what framework does web use"), or "here". */
 function stackDirectory({ frame, view }: RuleInput): string | undefined {
@@ -260,7 +294,7 @@ function grepIntent(input: RuleInput): RuleOutcome {
   const { text, frame } = input;
   const object = frame.object;
   const explicit = GREP_WORD.test(text);
-  const regex = frame.lineRegex ?? (object?.kind === 'regex' ? object.text : undefined);
+  const regex = frame.lineRegex ?? (object?.kind === 'regex' || wildcardAsRegex(input) ? object?.text : undefined);
   const typed = frame.filters.type !== undefined && object !== undefined && !frame.name && object.kind !== 'file' && object.kind !== 'glob' && (contentWanted(input, object) || (/\bfind\b/i.test(text) && object.kind !== 'words'));
   if (!explicit && regex === undefined && !typed) return undefined;
   const pattern = regex ?? (object ? (explicit ? object.text : asRegex(object)) : undefined);
@@ -268,6 +302,15 @@ function grepIntent(input: RuleInput): RuleOutcome {
   const args = withDirectory({ pattern }, frame.directory);
   if (frame.filters.type) args.glob = frame.filters.type;
   return withLimit(step('grep', args), frame);
+}
+
+/** Words of a question about content (where text occurs), as opposed to one about file names. */
+const CONTENT_QUESTION = /\b(?:search(?:ing)?|look(?:ing)?\s+for|grep|match(?:es|ing)?|usages?|occurrences?|instances?|references?|where\s+do\s+(?:we|you|i)\s+(?:have|use|call)|appears?|lines?)\b/i;
+
+/** "where do we have console.log.* in src": a name then `.*` is a glob when files are found, a regex when text is looked for. */
+function wildcardAsRegex({ text, frame }: RuleInput): boolean {
+  const object = frame.object;
+  return object?.kind === 'glob' && /^[\w$]+(?:\.[\w$]+)*\.\*$/.test(object.text) && frame.name === undefined && (contentCue(frame) || CONTENT_QUESTION.test(text));
 }
 
 /** A literal term as a regex that matches it: what would break or change the match is escaped; a "." still matches itself. */
@@ -316,12 +359,29 @@ function findIntent(input: RuleInput): RuleOutcome {
   const file = frame.files[0];
   if (file && (verb || /\bwhich\s+(?:folder|directory)\b/i.test(text) || /^(?:any|is\s+there|are\s+there|do\s+we\s+have|does\s+\S+\s+have)\b/i.test(text))) return findStep(path.posix.basename(file), frame);
   if (object?.kind === 'glob' && (asked || listy)) return findStep(object.text, frame);
-  // A file type or kind with no place: the whole workspace ("list all .lock files", "what html files are there").
+  // "*.sql", "migrations/*.sql", "the markdown files under docs": a pattern or a file type and nothing else asked.
+  const pattern = object?.kind === 'glob' ? object.text : frame.filters.type;
+  if (pattern !== undefined && onlyThePattern(frame)) return findStep(pattern, frame);
+  // A file type or kind with no place: the whole workspace ("list all .lock files", "what html files are there");
+  // with a place, found below it unless a listing is asked for ("grab the json files under web", but "list the go files in api").
   const anywhere = frame.directory === undefined;
-  if (frame.filters.type && (asked || (listy && anywhere) || COUNT.test(text))) return findStep(frame.filters.type, frame);
+  const placed = !anywhere && !EXPLICIT_LIST.test(text);
+  if (frame.filters.type && (asked || (listy && anywhere) || COUNT.test(text) || placed)) return findStep(frame.filters.type, frame);
   if (frame.kind && !frame.filters.lines && (asked || (listy && anywhere))) return findStep(`*${frame.kind}*`, frame, MEDIUM);
-  if (verb && object?.kind === 'words' && isTypeWord(object.text)) return findStep(TYPE_GLOBS[object.text.toLowerCase()], frame);
+  // "any sql under migrations?", "what markdown is there under docs": a file type named on its own (not "of python", a directory).
+  const typeWord = object?.kind === 'words' && isTypeWord(object.text) && !(input.view && hasDirectoryNamed(input.view, object.text));
+  if (typeWord && (verb || !anywhere || /^(?:any|all|every|what|which)\b/i.test(text))) return findStep(TYPE_GLOBS[object.text.toLowerCase()], frame);
   return undefined;
+}
+
+/** Asks for a listing of one directory rather than files found below it. */
+const EXPLICIT_LIST = /\b(?:list|listing|ls|dir|show|display|print|enumerate|browse|dump|tree)\b|^what\b.*\b(?:is|are)\s+(?:in|inside)\b/i;
+/** What may stand around a bare pattern: "*.lock anywhere", "all *.sql files". */
+const AROUND_A_PATTERN = /^(?:files?|anywhere|everywhere|all|every|any|only|just)$/i;
+
+function onlyThePattern(frame: Frame): boolean {
+  const object = frame.object;
+  return frame.sentence.rest().every((token) => (object?.kind === 'glob' && token.text === object.text) || FUNCTION_WORDS.has(token.lower) || AROUND_A_PATTERN.test(token.text));
 }
 
 function readIntent(input: RuleInput): RuleOutcome {
@@ -330,12 +390,8 @@ function readIntent(input: RuleInput): RuleOutcome {
   if (!range && !READ_VERB.test(text)) return undefined;
   // A where-question asks where something is, not to see it ("where is X read from").
   if (!range && /^where\b/i.test(text) && frame.files.length === 0) return undefined;
-  const file = frame.files.find((candidate) => view?.kind(clean(candidate)) !== 'directory' && !candidate.endsWith('/'));
-  if (file) {
-    // "the readme", "the makefile": a well-known name without its extension.
-    const named = view && view.kind(clean(file)) === undefined && !/[./]/.test(file) ? (stemMatch(file, view) ?? file) : joinLocation(clean(file), frame, view);
-    return step('read_file', { path: named, ...(range ?? {}) });
-  }
+  const file = namedFile(frame, view);
+  if (file) return step('read_file', { path: file, ...(range ?? {}) });
   if (references.file) return step('read_file', { ...(references.file.value ? { path: references.file.value } : {}), ...(range ?? {}) }, references.file.value ? HIGH : LOW);
   // "the server file" with a line range: the one file of that name.
   const kindFile = frame.kind && view ? stemMatch(frame.kind, view) : undefined;
@@ -351,6 +407,29 @@ function readIntent(input: RuleInput): RuleOutcome {
   }
   if (range) return step('read_file', { ...range }, LOW);
   return undefined;
+}
+
+/** The first file the query names, as a path: joined with the place it names, or the one file of a well-known name. */
+function namedFile(frame: Frame, view?: WorkspaceView): string | undefined {
+  const file = frame.files.find((candidate) => view?.kind(clean(candidate)) !== 'directory' && !candidate.endsWith('/'));
+  if (!file) return undefined;
+  // "the readme", "the makefile": a well-known name without its extension.
+  return view && view.kind(clean(file)) === undefined && !/[./]/.test(file) ? (stemMatch(file, view) ?? file) : joinLocation(clean(file), frame, view);
+}
+
+/** "what does package.json contain", "what's inside tsconfig.json", "contents of .nvmrc": the file's text is the answer. */
+const ASKS_CONTENTS =
+  /^(?:what|whats|what's|(?:show|tell)(?:\s+me)?\s+what)\b.*\b(?:contain(?:s|ed)?|consists?\s+of|says?|holds?|ha(?:s|ve)\s+in\s+it|in\s+it|inside|written|stored|look\s+like|contents?|(?:is|are)\s+(?:in|inside))\b|\bcontents?\s+of\b/i;
+
+function contentsIntent(input: RuleInput): RuleOutcome {
+  const { text, frame, view } = input;
+  // "what files contain X", "which scripts say hello": files are what is asked for, X the text — a search.
+  if (!ASKS_CONTENTS.test(text) || /^(?:what|which)\s+(?:(?!does|do|did|is|are)\w+\s+)?(?:files?|folders?|scripts?|directories)(?![\w./-])/i.test(text)) return undefined;
+  const file = namedFile(frame, view);
+  // Something else asked about besides the file ("what does package.json contain about lodash") is searched for.
+  const object = frame.object;
+  if (!file || (object && object.kind !== 'file' && !frame.files.includes(object.text))) return undefined;
+  return step('read_file', { path: file, ...(frame.filters.lines ?? {}) });
 }
 
 function clean(candidate: string): string {

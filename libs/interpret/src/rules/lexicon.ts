@@ -31,9 +31,13 @@ export function isSlashedPath(word: string): boolean {
   return SLASHED_PATH.test(word) && !/^https?:/i.test(word);
 }
 
-/** `*.ts`, `index.*`, `README*`, `src/**\/*.tsx`: wildcards and no regex-only syntax (a `.*` reads as a glob here). */
+/**
+ * `*.ts`, `index.*`, `README*`, `src/**\/*.tsx`: wildcards and no regex-only syntax. A `.*` ending a
+ * name ("index.*") or standing alone (".*", the dot files) reads as a glob; one with more pattern
+ * after it ("TODO.*urgent", ".*Service") is a regular expression: no file name is spelt that way.
+ */
 export function isGlob(word: string): boolean {
-  return /[*?]/.test(word) && /^[\w@.*?{},/[\]!+-]+$/.test(word) && !/^\*+$/.test(word) && !/\w\+|\]\{|\}\{|\.\+/.test(word);
+  return /[*?]/.test(word) && /^[\w@.*?{},/[\]!+-]+$/.test(word) && !/^\*+$/.test(word) && !/\w\+|\]\{|\}\{|\.\+/.test(word) && !/\.\*[^/]/.test(word);
 }
 
 /** Whether a pattern reads as a regular expression rather than plain text or a glob. */

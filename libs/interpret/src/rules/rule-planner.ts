@@ -19,7 +19,7 @@ export interface RulePlanOptions {
 export function planWithRules(query: string, options: RulePlanOptions = {}): Plan {
   const text = cleanQuery(query);
   const references = options.references ?? {};
-  const input: RuleInput = { text, lower: text.toLowerCase(), references, view: options.view, frame: parseFrame(text, references, options.view) };
+  const input: RuleInput = { query: query.replace(/\s+/g, ' ').trim(), text, lower: text.toLowerCase(), references, view: options.view, frame: parseFrame(text, references, options.view) };
   for (const rule of options.rules ?? INTENT_RULES) {
     const outcome = rule.match(input);
     if (outcome === undefined) continue;

@@ -7,7 +7,8 @@
 const FILLER_PREFIXES: readonly RegExp[] = [
   /^(?:hey|hi|hello|yo|ok|okay|so|um+|uh+|well|please|pls|plz|kindly|quarry)\b[,!.:]?\s*/i,
   /^(?:could|can|would|will)\s+(?:you|u)\s+(?:please\s+|kindly\s+|maybe\s+)?/i,
-  /^(?:i\s+(?:want|need|would\s+like|'d\s+like|wanna)(?:\s+you)?\s+to|i\s+wanna|help\s+me|go\s+ahead\s+and|just|quickly)\s+/i,
+  /^(?:i(?:\s+(?:want|need|would\s+like|wanna)|\s*'d\s+like)(?:\s+you)?\s+to|i\s+wanna|help\s+me|go\s+ahead\s+and|just|quickly)\s+/i,
+  /^(?:know|find\s+out|learn|understand)\s+(?=(?:what|which|where|how|who|whether|if)\b)/i,
   /^(?:tell\s+me|do\s+you\s+know)\s+(?=(?:what|which|where|how|who)\b)/i,
 ];
 /** Sentence-final punctuation goes; a symbol's own ("#!", "^#$") stays. */

@@ -5,3 +5,4 @@
 export { FakeChatServer, type RecordedChatRequest, type ReplyOptions } from './fake-chat-server';
 export { ReplayCassette, canonicalJson, type CassetteAnswer, type CassetteFixture, type RecordTarget } from './replay-cassette';
 export { chatCompletionBody, type ChatCompletionShape } from './chat-completion';
+export { FakeEmbeddingsServer, type RecordedEmbeddingsRequest } from './fake-embeddings-server';

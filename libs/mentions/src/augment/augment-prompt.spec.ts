@@ -1,5 +1,6 @@
 import { parseMentions, type ParsedMention } from '../parse';
-import { augmentPrompt, DEFAULT_MAX_BYTES, formatBytes } from './index';
+import { formatBytes } from '@quarry/contracts/format';
+import { augmentPrompt, DEFAULT_MAX_BYTES } from './index';
 import type { ContextBlock, MentionOutcome } from './types';
 
 const numbered = (count: number, prefix = 'line') => Array.from({ length: count }, (_, i) => `${prefix} ${i + 1}`).join('\n') + '\n';
@@ -10,7 +11,7 @@ const bytesOf = (text: string) => Buffer.byteLength(text, 'utf8');
 /** Parses `prompt` for real and answers each mention from `outcomes`, keyed by the mention's path, pattern or URL. */
 function augment(prompt: string, outcomes: Record<string, MentionOutcome>, maxBytes?: number) {
   const { mentions, errors } = parseMentions(prompt);
-  const keyOf = (m: ParsedMention) => (m.kind === 'path' ? m.path : m.kind === 'search' ? m.query : m.kind === 'grep' ? m.pattern : m.kind === 'url' ? m.url : `symbol:${m.symbol}`);
+  const keyOf = (m: ParsedMention) => (m.kind === 'path' ? m.path : m.kind === 'search' ? m.query : m.kind === 'grep' ? m.pattern : m.kind === 'url' ? m.url : m.kind === 'refs' ? `refs:${m.target}` : m.kind === 'symbol' ? `symbol:${m.symbol}` : `context:${m.task ?? ''}`);
   return augmentPrompt({ prompt, mentions, outcomes: mentions.map((m) => outcomes[keyOf(m)] ?? { status: 'ignored' }), syntaxErrors: errors, maxBytes });
 }
 
@@ -183,7 +184,7 @@ describe('augmentPrompt: the budget', () => {
     expect(result.bytes).toBeLessThanOrEqual(DEFAULT_MAX_BYTES);
     expect(result.bytes).toBeGreaterThan(DEFAULT_MAX_BYTES - 100);
     expect(result.cut).toHaveLength(1);
-    expect(result.cut[0]).toMatch(/^src\/big\.ts: 1\.1 MB → 2\d\d KB \(head and tail kept\) to fit the 200 KB budget$/);
+    expect(result.cut[0]).toMatch(/^src\/big\.ts: 1 MiB → 19\d KiB \(head and tail kept\) to fit the 195 KiB budget$/);
     const marker = /… (\d+) lines elided \(lines (\d+)-(\d+)\) …/.exec(result.augmentedPrompt);
     expect(marker).not.toBeNull();
     const [elided, first, last] = marker!.slice(1).map(Number);
@@ -279,14 +280,4 @@ describe('augmentPrompt: the budget', () => {
     const { mentions } = parseMentions('@a.ts @b.ts');
     expect(() => augmentPrompt({ prompt: '', mentions, outcomes: [{ status: 'ignored' }] })).toThrow('one outcome per mention');
   });
-});
-
-describe('formatBytes', () => {
-  it.each([
-    [812, '812 B'],
-    [40_000, '40 KB'],
-    [1_234, '1.2 KB'],
-    [200_000, '200 KB'],
-    [1_200_000, '1.2 MB'],
-  ])('%d → %s', (bytes, text) => expect(formatBytes(bytes)).toBe(text));
 });

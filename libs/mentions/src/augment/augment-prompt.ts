@@ -1,5 +1,6 @@
+import { formatBytes } from '@quarry/contracts/format';
 import { QuarryError } from '@quarry/contracts';
-import { type BodyLine, elisionBound, keepHeadAndTail, totalBytes, utf8Bytes } from './body';
+import { type BodyLine, elisionBound, keepHead, keepHeadAndTail, totalBytes, utf8Bytes } from './body';
 import { buildItems, type Item } from './sections';
 import type { AugmentInput, AugmentResult, MentionContribution } from './types';
 import { waterFill } from './water-fill';
@@ -120,9 +121,10 @@ function shrink(items: readonly Placed[], room: number, maxBytes: number, cut: C
   );
   items.forEach((item, index) => {
     if (shares[index] >= sizes[index]) return;
-    item.body = keepHeadAndTail(item.body, shares[index]);
+    const ranked = item.item.kind === 'block' && item.item.section.ranked === true;
+    item.body = ranked ? keepHead(item.body, shares[index]) : keepHeadAndTail(item.body, shares[index]);
     const after = totalBytes(item.body);
-    const kept = item.body.some((line) => line.line !== undefined) ? 'head and tail kept' : 'all lines elided';
+    const kept = item.body.some((line) => line.line !== undefined) ? (ranked ? 'the best-ranked part kept' : 'head and tail kept') : 'all lines elided';
     cut.push({ position: item.position, text: `${labelOf(item)}: ${formatBytes(sizes[index])} → ${formatBytes(after)} (${kept}) to fit the ${formatBytes(maxBytes)} budget` });
   });
 }
@@ -147,9 +149,3 @@ function credit(kept: readonly Placed[], mentionCount: number): MentionContribut
   return contributions;
 }
 
-/** 1.2 MB, 40 KB, 812 B (decimal units, as the budget is given). */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  const [value, unit] = bytes < 1_000_000 ? [bytes / 1000, 'KB'] : [bytes / 1_000_000, 'MB'];
-  return `${value >= 100 ? Math.round(value) : Number(value.toFixed(1))} ${unit}`;
-}

@@ -78,3 +78,20 @@ export function keepHeadAndTail(body: readonly BodyLine[], allowance: number): B
   const elided = body.slice(head, body.length - tail);
   return [...body.slice(0, head), bodyLine(elisionText(elided)), ...body.slice(body.length - tail)];
 }
+
+/**
+ * Keeps the head of a ranked body within `allowance` bytes (best first: its end is what matters
+ * least), ending at a blank line — between two spans — when the kept part has one, then one
+ * elision marker. Needs `allowance >= elisionBound(body)`; cuts only at line boundaries.
+ */
+export function keepHead(body: readonly BodyLine[], allowance: number): BodyLine[] {
+  if (totalBytes(body) <= allowance) return [...body];
+  const room = allowance - elisionBound(body);
+  let used = 0;
+  let head = 0;
+  while (head < body.length && used + body[head].bytes <= room) used += body[head++].bytes;
+  let boundary = head;
+  while (boundary > 0 && body[boundary - 1].text !== '') boundary--;
+  if (boundary > 0) head = boundary;
+  return [...body.slice(0, head), bodyLine(elisionText(body.slice(head)))];
+}

@@ -1,2 +1,2 @@
-export { augmentPrompt, DEFAULT_MAX_BYTES, formatBytes } from './augment-prompt';
+export { augmentPrompt, DEFAULT_MAX_BYTES } from './augment-prompt';
 export type { AugmentInput, AugmentResult, ContextBlock, MentionContribution, MentionOutcome, SymbolDefinitionBlock } from './types';

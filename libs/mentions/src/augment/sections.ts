@@ -13,6 +13,8 @@ export interface Section {
   body: BodyLine[];
   /** Whole files and whole listings, results and pages are cut before requested line ranges. */
   shrinksFirst: boolean;
+  /** Best first (retrieval's spans): a cut keeps the head, whole blocks of it, instead of the head and the tail. */
+  ranked?: boolean;
   /** The lines each mention asked for, to credit kept lines back to it. */
   credits: Credit[];
 }
@@ -79,6 +81,10 @@ function blockKey(block: ContextBlock): string {
       return `url\0${block.url}`;
     case 'symbol':
       return `symbol\0${block.symbol}`;
+    case 'refs':
+      return `refs\0${block.definition}`;
+    case 'context':
+      return `context\0${block.task}`;
   }
 }
 
@@ -110,7 +116,36 @@ function sectionFor(group: Group, mentions: readonly ParsedMention[]): Section {
       return wholeSection(group, block.url, urlHeader(block), block.text);
     case 'symbol':
       return symbolSection(block, group.mentions);
+    case 'refs': {
+      const shown = block.shown < block.total ? `, first ${block.shown} shown` : '';
+      return wholeSection(group, `@refs:${block.target}`, `References: ${block.definition} (${plural(block.total, 'use', 'uses')} in ${plural(block.files, 'file', 'files')}${shown})`, block.body);
+    }
+    case 'context':
+      return contextSection(block, group, mentions);
   }
+}
+
+/**
+ * Retrieval's answer: the ranked spans' code, best first. It is a whole body (it shrinks with the
+ * whole files, before requested ranges), cut from its end: the spans there are the least relevant.
+ */
+function contextSection(block: Extract<ContextBlock, { kind: 'context' }>, group: Group, mentions: readonly ParsedMention[]): Section {
+  const label = block.fromPrompt ? mentions[group.mentions[0]].raw : `@context:${quoteLiteral(block.task)}`;
+  const subject = block.fromPrompt ? `${label} (the task is the prompt)` : `${quoteLiteral(oneLine(block.task).slice(0, 200))}`;
+  const found = block.spans === 0 ? 'no code matched' : `${plural(block.spans, 'span', 'spans')} from ${plural(block.files, 'file', 'files')}, ${plural(block.tokens, 'token', 'tokens')}`;
+  const commit = block.commit ? `, commit ${block.commit.slice(0, 12)}` : '';
+  const redacted = block.redactions ? `; ${plural(block.redactions, 'secret', 'secrets')} redacted` : '';
+  const lines = [`Context: ${subject} — ${found}${commit}${redacted}`, ...block.warnings.map((warning) => `Note: ${oneLine(warning)}`)];
+  const body = numberedLines(splitLines(block.text));
+  return {
+    label,
+    header: lines.join('\n'),
+    tag: 'text',
+    body,
+    shrinksFirst: true,
+    ranked: true,
+    credits: group.mentions.map((mention) => ({ mention, first: 1, last: body.length })),
+  };
 }
 
 /**

@@ -25,6 +25,38 @@ export type ContextBlock =
       definitions: SymbolDefinitionBlock[];
       /** The other matches, best first, listed by place only. */
       others: { path: string; line: number; kind: string; signature: string }[];
+    }
+  | {
+      kind: 'refs';
+      /** The target as mentioned (`Server.start`, `src/app.ts:12`). */
+      target: string;
+      /** The definition whose uses these are: `Server.start (method) at src/server.ts:3`. */
+      definition: string;
+      /** Uses found, and the files they are in; the body lists the first `shown`. */
+      total: number;
+      files: number;
+      shown: number;
+      /** The uses grouped by file, each with its line's text (secrets redacted). */
+      body: string;
+    }
+  | {
+      kind: 'context';
+      /** The task retrieval ranked the code for: the quoted one, or the prompt itself for @codebase. */
+      task: string;
+      /** @codebase: the task is the prompt (the block is labelled by the mention, not by the whole prompt again). */
+      fromPrompt: boolean;
+      /** The ranked spans' code, best first, each as `path:start-end (kind name)` and its numbered lines; secrets redacted. */
+      text: string;
+      /** Spans and distinct files in `text`. */
+      spans: number;
+      files: number;
+      /** o200k tokens of `text`. */
+      tokens: number;
+      /** The commit the ranking was computed on, when retrieval names one. */
+      commit?: string;
+      /** What retrieval said besides the ranking (nothing matched, a layer that fell back). */
+      warnings: string[];
+      redactions?: number;
     };
 
 /** One definition of a symbol block: where it is and its lines. */

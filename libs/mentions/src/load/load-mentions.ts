@@ -1,12 +1,16 @@
+import { formatBytes } from '@quarry/contracts/format';
 import { createHash } from 'node:crypto';
 import { isQuarryError, QuarryError, type JobProgress } from '@quarry/contracts';
 import { formatMatches, searchWorkspace, type SearchFunction } from '@quarry/search';
 import {
   DEFAULT_MAX_FILE_BYTES, FileCache, listDirectory, readWorkspaceFile, redactSecrets, resolveInsideRoot, type DirectoryListing, type ResolvedPath,
 } from '@quarry/workspace';
-import { sharedCodeIndexCache, type CodeIndexCache, type IndexedTree } from '@quarry/code-index';
+import type { CodeIndexCache, IndexedTree } from '@quarry/code-index';
+import type { NavigationIndex } from '@quarry/code-graph';
+import { describeSymbol, formatAlternatives, formatReferencesByFile } from '@quarry/render';
 import type { ContextBlock, MentionOutcome, SymbolDefinitionBlock } from '../augment';
-import type { GrepMention, ParsedMention, PathMention, SearchMention, SymbolMention, UrlMention } from '../parse';
+import type { GrepMention, ParsedMention, PathMention, ReferencesMention, SearchMention, SymbolMention, UrlMention } from '../parse';
+import { loadContext, localTree, promptTaskOf, type ContextRetriever } from './load-context';
 
 /** What a URL mention needs back from whoever fetches it (the fetch job, or SafeFetcher in-process). */
 export interface FetchedPage {
@@ -45,12 +49,23 @@ export interface LoadOptions {
    * per-blob rows the scan stored); absent → `codeIndex` indexes `root` as a local directory.
    */
   symbolIndex?: () => Promise<IndexedTree>;
+  /**
+   * The navigation index (the resolved definition/reference graph) of that tree, for @refs: — a
+   * process's, kept for the next prompt on the same commit; absent → built for the prompt.
+   */
+  navigationIndex?: (tree: IndexedTree) => Promise<NavigationIndex>;
+  /** The prompt the mentions are in: @codebase ranks the code for it. */
+  prompt?: string;
+  /** How @codebase and @context: retrieve (the context job's use case on this repository); absent: in this process over the code index. */
+  retrieveContext?: ContextRetriever;
+  /** Tokens of code each @codebase / @context: mention may take (default 8,000; expandMentions fits it to the byte budget). */
+  contextTokens?: number;
 }
 
 export interface LoadedMention {
   outcome: MentionOutcome;
   /** What the mention resolved to: a path mention is a file or a directory once loaded. */
-  kind: 'file' | 'directory' | 'search' | 'grep' | 'url' | 'symbol';
+  kind: 'file' | 'directory' | 'search' | 'grep' | 'url' | 'symbol' | 'refs' | 'context';
   /** SHA-256 of what was loaded for it (the file's text, or the range's lines). */
   sha256?: string;
   /** Matches found by a search or grep, all counted (the block shows at most 50). */
@@ -61,6 +76,10 @@ export interface LoadedMention {
   redactions?: number;
   /** Definitions a @symbol: mention matched. */
   definitions?: number;
+  /** Uses a @refs: mention found. */
+  references?: number;
+  /** Ranked spans whose code an @codebase / @context: mention shows. */
+  spans?: number;
 }
 
 /** What a search left out; reported with the mention, never silent. */
@@ -86,7 +105,12 @@ const LOAD_CONCURRENCY = 4;
  * a suggestion, and the others still load. Only the caller's abort rejects.
  */
 export async function loadMentions(mentions: readonly ParsedMention[], options: LoadOptions): Promise<LoadedMention[]> {
-  const context: LoadContext = { ...options, fileCache: options.fileCache ?? new FileCache(), urlsLeft: options.maxUrls ?? DEFAULT_MAX_URLS };
+  const context: LoadContext = {
+    ...options,
+    fileCache: options.fileCache ?? new FileCache(),
+    urlsLeft: options.maxUrls ?? DEFAULT_MAX_URLS,
+    ...(mentions.some((mention) => mention.kind === 'context') ? { promptTask: promptTaskOf(options.prompt ?? '', mentions) } : {}),
+  };
   const results: LoadedMention[] = new Array(mentions.length);
   let done = 0;
   const report = (message: string) => options.onProgress?.({ stage: 'loading', done, total: mentions.length, message });
@@ -108,8 +132,17 @@ export async function loadMentions(mentions: readonly ParsedMention[], options: 
 interface LoadContext extends LoadOptions {
   fileCache: FileCache;
   urlsLeft: number;
-  /** The tree's code index, built (or found in the cache) once for all the prompt's @symbol: mentions. */
+  /** The tree's code index, built (or found in the cache) once for all the prompt's @symbol:, @refs: and @codebase mentions. */
   symbolTree?: Promise<IndexedTree>;
+  /** The tree's navigation index, once for all the prompt's @refs: mentions. */
+  navigation?: Promise<NavigationIndex>;
+  /** @codebase's task: the prompt without its context mentions. */
+  promptTask?: string;
+}
+
+/** The tree's code index: the caller's (a snapshot's rows), or the root indexed as a directory; once per prompt. */
+function indexedTreeOf(context: LoadContext): Promise<IndexedTree> {
+  return (context.symbolTree ??= context.symbolIndex ? context.symbolIndex() : localTree(context.root, context.codeIndex, context.signal));
 }
 
 async function loadOne(mention: ParsedMention, context: LoadContext): Promise<LoadedMention> {
@@ -125,6 +158,12 @@ async function loadOne(mention: ParsedMention, context: LoadContext): Promise<Lo
         return await loadUrl(mention, context);
       case 'symbol':
         return await loadSymbol(mention, context);
+      case 'refs':
+        return await loadReferences(mention, context);
+      case 'context': {
+        const loaded = await loadContext(mention, context, () => indexedTreeOf(context));
+        return { kind: 'context', sha256: sha256(loaded.block.text), spans: loaded.spans, ...(loaded.redactions ? { redactions: loaded.redactions } : {}), outcome: { status: 'loaded', block: loaded.block } };
+      }
     }
   } catch (error) {
     if (context.signal?.aborted) throw context.signal.reason;
@@ -217,16 +256,10 @@ export function formatListing(listing: DirectoryListing): string {
     const relative = entry.path.startsWith(base) ? entry.path.slice(base.length) : entry.path;
     const depth = relative.split('/').length - 1;
     const name = relative.split('/').pop() as string;
-    return `${'  '.repeat(depth)}${name}${entry.type === 'directory' ? '/' : entry.size === undefined ? '' : `  (${humanSize(entry.size)})`}`;
+    return `${'  '.repeat(depth)}${name}${entry.type === 'directory' ? '/' : entry.size === undefined ? '' : `  (${formatBytes(entry.size)})`}`;
   });
   if (listing.truncated) lines.push(`… ${listing.totalEntries - listing.entries.length} more entries not listed`);
   return lines.join('\n');
-}
-
-function humanSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 // ── search and grep ────────────────────────────────────────────────────────────────────────────
@@ -281,8 +314,7 @@ const SYMBOL_MATCHES = 20;
  * defined names.
  */
 async function loadSymbol(mention: SymbolMention, context: LoadContext): Promise<LoadedMention> {
-  context.symbolTree ??= context.symbolIndex ? context.symbolIndex() : (context.codeIndex ?? sharedCodeIndexCache()).tree(context.root, { signal: context.signal });
-  const tree = await context.symbolTree;
+  const tree = await indexedTreeOf(context);
   const matches = tree.symbolTable().lookup(mention.symbol, { limit: SYMBOL_MATCHES });
   const definitions: SymbolDefinitionBlock[] = [];
   for (const match of matches.slice(0, SYMBOL_DEFINITIONS_SHOWN)) {
@@ -317,6 +349,55 @@ async function loadSymbol(mention: SymbolMention, context: LoadContext): Promise
     definitions: matches.length,
     ...(redactions ? { redactions } : {}),
     outcome: { status: 'loaded', block: { kind: 'symbol', symbol: mention.symbol, total: matches.length, definitions, others } },
+  };
+}
+
+// ── references ───────────────────────────────────────────────────────────────────────────────
+
+/** Uses listed per @refs: mention; all are counted. */
+export const REFERENCES_SHOWN = 200;
+
+/**
+ * The uses of a definition, grouped by file with each line's text, from the tree's navigation
+ * index (names resolved through imports, as `quarry refs` resolves them). The lines are read
+ * through the same reader as files, so secrets are redacted and credential files show no text.
+ * A name defined nowhere fails as @symbol: fails, with the closest defined names.
+ */
+async function loadReferences(mention: ReferencesMention, context: LoadContext): Promise<LoadedMention> {
+  const tree = await indexedTreeOf(context);
+  if (!mention.place) {
+    try {
+      tree.symbolTable().lookup(mention.target, { limit: 1 });
+    } catch (error) {
+      if (!isQuarryError(error)) throw error;
+      // Its suggestions are written as @symbol: mentions; the user is writing @refs:.
+      const reword = (text: string) => text.replaceAll('@symbol:', '@refs:');
+      throw new QuarryError(error.kind, reword(error.message), { suggestion: error.suggestion && reword(error.suggestion) });
+    }
+  }
+  // The navigation library is large: loaded for a prompt that asks for uses, not for every prompt.
+  const { createNavigationIndex, references } = await import('@quarry/code-graph');
+  const shownText = async (path: string) => {
+    try {
+      return (await readWorkspaceFile(context.root, path, { maxBytes: context.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, allowSecrets: context.allowSecrets, cache: context.fileCache })).text;
+    } catch (error) {
+      if (isQuarryError(error)) return undefined; // refused (a credential file) or gone: the use is listed without its text
+      throw error;
+    }
+  };
+  context.navigation ??= context.navigationIndex ? context.navigationIndex(tree) : createNavigationIndex(tree.files, shownText);
+  const index = { ...(await context.navigation), read: shownText };
+  const result = await references(index, mention.target, { limit: REFERENCES_SHOWN });
+  const uses = result.references.length > 0 ? formatReferencesByFile(result.references) : 'No uses in the repository.';
+  const body = [uses, ...formatAlternatives(result)].join('\n');
+  return {
+    kind: 'refs',
+    sha256: sha256(body),
+    references: result.total,
+    outcome: {
+      status: 'loaded',
+      block: { kind: 'refs', target: mention.target, definition: describeSymbol(result.symbol), total: result.total, files: result.files, shown: result.references.length, body },
+    },
   };
 }
 

@@ -3,6 +3,7 @@ export { MAX_PATTERN_LENGTH, MENTION_PREFIXES } from './mention-reader';
 export { formatRange } from './line-range';
 export { quoteLiteral, quoteRegex } from './tokens';
 export type {
+  ContextMention,
   GrepMention,
   LineRange,
   MentionKind,
@@ -11,6 +12,7 @@ export type {
   ParsedMention,
   ParseResult,
   PathMention,
+  ReferencesMention,
   SearchMention,
   Span,
   SymbolMention,

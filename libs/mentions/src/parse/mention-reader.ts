@@ -1,4 +1,4 @@
-import { closestMatch, isQuarryError } from '@quarry/contracts';
+import { CONTEXT_TASK_MAX_BYTES, closestMatch, isQuarryError } from '@quarry/contracts';
 import { parseSymbolQuery } from '@quarry/code-index';
 import { Code, isAsciiLetter, isDigit, isSmartDoubleQuote, isWhitespace, lineEnd } from './chars';
 import { parseLineRange } from './line-range';
@@ -8,10 +8,13 @@ import type { MentionSyntaxError, MentionSyntaxErrorKind, ParseResult, Span } fr
 /** Longest `@search:`/`@grep:` pattern accepted, in characters (the search library enforces the same cap). */
 export const MAX_PATTERN_LENGTH = 1000;
 
-export const MENTION_PREFIXES = ['search', 'grep', 'url', 'symbol'] as const;
+export const MENTION_PREFIXES = ['search', 'grep', 'url', 'symbol', 'refs', 'context'] as const;
 type PatternPrefix = 'search' | 'grep';
 
-const MENTION_FORMS = '@path, @"path with spaces", @path#L10-20, @search:"text", @grep:"regex", @url:https://… and @symbol:Name';
+const MENTION_FORMS = '@path, @"path with spaces", @path#L10-20, @search:"text", @grep:"regex", @url:https://…, @symbol:Name, @refs:Name, @context:"task" and @codebase';
+
+/** `@codebase` (any case) is retrieval for the prompt, not a file: `@./codebase` or `@"codebase"` mention a file of that name. */
+const CODEBASE = /^codebase$/i;
 
 /**
  * Reads the mention whose `@` is at `at` (already known to be in a position where a mention may
@@ -45,6 +48,10 @@ function readUnquotedPath(text: string, at: number, out: ParseResult): number {
   const last = ends[ends.length - 1];
   if (last === from) return Math.max(end, from);
   const path = text.slice(from, last);
+  if (CODEBASE.test(path)) {
+    out.mentions.push({ kind: 'context', raw: text.slice(at, last), span: [at, last] });
+    return last;
+  }
   out.mentions.push({
     kind: 'path',
     raw: text.slice(at, last),
@@ -135,7 +142,8 @@ function prefixColon(text: string, from: number): number {
 function readPrefixed(text: string, at: number, name: string, valueAt: number, out: ParseResult): number | undefined {
   if (name === 'search' || name === 'grep') return readPattern(text, at, name, valueAt, out);
   if (name === 'url') return readUrl(text, at, valueAt, out);
-  if (name === 'symbol') return readSymbol(text, at, valueAt, out);
+  if (name === 'symbol' || name === 'refs') return readSymbol(text, at, valueAt, out, name);
+  if (name === 'context') return readContextTask(text, at, valueAt, out);
   const lower = name.toLowerCase();
   if ((lower === 'http' || lower === 'https') && text.startsWith('//', valueAt)) {
     const end = lastTrimmedEnd(text, at + 1, tokenEnd(text, at + 1, 'url'));
@@ -207,13 +215,14 @@ function readUrl(text: string, at: number, valueAt: number, out: ParseResult): n
 
 /**
  * `@symbol:Name`, `@symbol:Class.method`, `@symbol:"Ns::fn"`; a trailing `()` is allowed
- * (`@symbol:start()`). The name's syntax is checked here (`symbol_invalid`); whether it is
- * defined is the loader's question.
+ * (`@symbol:start()`). `@refs:` takes the same names, and also a place (`@refs:src/app.ts:12`).
+ * The name's syntax is checked here (`symbol_invalid`); whether it is defined is the loader's
+ * question.
  */
-function readSymbol(text: string, at: number, valueAt: number, out: ParseResult): number {
+function readSymbol(text: string, at: number, valueAt: number, out: ParseResult, prefix: 'symbol' | 'refs'): number {
   const next = text.charCodeAt(valueAt);
   if (valueAt >= text.length || isWhitespace(next)) {
-    return report(out, 'symbol_invalid', text, [at, valueAt], '@symbol: has no name', 'Write the name right after the colon, e.g. @symbol:parseMentions or @symbol:Server.start');
+    return report(out, 'symbol_invalid', text, [at, valueAt], `@${prefix}: has no name`, `Write the name right after the colon, e.g. @${prefix}:parseMentions or @${prefix}:Server.start`);
   }
   if (isSmartDoubleQuote(next) || next === Code.SingleQuote) return reportWrongQuotes(text, at, valueAt, out);
   let end: number;
@@ -228,13 +237,57 @@ function readSymbol(text: string, at: number, valueAt: number, out: ParseResult)
     value = text.slice(valueAt, end);
   }
   const symbol = value.endsWith('()') ? value.slice(0, -2) : value;
+  const raw = text.slice(at, end);
+  const span: Span = [at, end];
+  if (prefix === 'refs' && PLACE.test(symbol)) {
+    out.mentions.push({ kind: 'refs', raw, span, target: symbol, place: true });
+    return end;
+  }
   try {
     const query = parseSymbolQuery(symbol);
-    out.mentions.push({ kind: 'symbol', raw: text.slice(at, end), span: [at, end], symbol, name: query.name, ...(query.container === undefined ? {} : { container: query.container }) });
+    if (prefix === 'refs') out.mentions.push({ kind: 'refs', raw, span, target: symbol, place: false });
+    else out.mentions.push({ kind: 'symbol', raw, span, symbol, name: query.name, ...(query.container === undefined ? {} : { container: query.container }) });
   } catch (error) {
     if (!isQuarryError(error)) throw error;
-    return report(out, 'symbol_invalid', text, [at, end], error.message, error.suggestion ?? 'e.g. @symbol:Server.start');
+    // The name rules are written for @symbol:; the same hold for @refs:.
+    const reword = (message: string) => message.replaceAll('@symbol:', `@${prefix}:`);
+    return report(out, 'symbol_invalid', text, span, reword(error.message), reword(error.suggestion ?? 'e.g. @symbol:Server.start'));
   }
+  return end;
+}
+
+/** A place in a file, `path:line[:column]`: the path has a `/` or an extension. */
+const PLACE = /^[^:\s]*(?:\/|\.\w+)[^:\s]*:\d+(?::\d+)?$/;
+
+/**
+ * `@context:"where is rate limiting handled?"`: the task retrieval ranks code for, quoted (one
+ * unquoted word is taken too, as for @search:). Emptiness and the 64 KiB cap are checked here
+ * (`task_empty`, `task_too_large`), with the retrieval's own limit.
+ */
+function readContextTask(text: string, at: number, valueAt: number, out: ParseResult): number {
+  const next = text.charCodeAt(valueAt);
+  const example = '@context:"where is rate limiting handled?"';
+  if (valueAt >= text.length || isWhitespace(next)) {
+    return report(out, 'task_empty', text, [at, valueAt], '@context: has no task', `Put the task in quotes right after the colon, e.g. ${example}, or write @codebase to use the prompt itself`);
+  }
+  if (isSmartDoubleQuote(next) || next === Code.SingleQuote) return reportWrongQuotes(text, at, valueAt, out);
+  let end: number;
+  let task: string;
+  if (next === Code.DoubleQuote) {
+    const quoted = readQuoted(text, valueAt);
+    if (!quoted.closed) return reportUnterminated(text, at, quoted.end, out);
+    end = quoted.end;
+    task = unescapeLiteral(quoted.body).trim();
+  } else {
+    end = lastTrimmedEnd(text, valueAt, tokenEnd(text, valueAt, 'pattern'));
+    task = text.slice(valueAt, end);
+  }
+  if (!task) return report(out, 'task_empty', text, [at, end], 'Empty @context: task', `Put the task between the quotes, e.g. ${example}`);
+  const bytes = Buffer.byteLength(task);
+  if (bytes > CONTEXT_TASK_MAX_BYTES) {
+    return report(out, 'task_too_large', text, [at, end], `The @context: task is ${bytes.toLocaleString('en-US')} bytes; at most ${CONTEXT_TASK_MAX_BYTES.toLocaleString('en-US')} (64 KiB) are read`, 'Keep the sentence that says what is wrong or wanted, with the names and the error message');
+  }
+  out.mentions.push({ kind: 'context', raw: text.slice(at, end), span: [at, end], task });
   return end;
 }
 

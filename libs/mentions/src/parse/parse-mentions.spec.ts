@@ -3,7 +3,7 @@ import type { MentionSyntaxError, ParsedMention } from './types';
 
 /*
  * The grammar as a table: each prompt → what the parser finds, in text order, written compactly:
- *   file <path> [L<range>] [⟨candidates⟩]   dir <path>   bare <path>   search «q»   grep «re»   url <url>
+ *   file <path> [L<range>] [⟨candidates⟩]   dir <path>   bare <path>   search «q»   grep «re»   url <url>   refs [place] <target>
  *   <error kind> <raw>
  * Spans are checked for every case below (raw === slice of the prompt).
  */
@@ -24,6 +24,10 @@ function describeMention(m: ParsedMention): string {
       return `url ${m.url}`;
     case 'symbol':
       return `symbol ${m.container === undefined ? '' : `${m.container}›`}${m.name}`;
+    case 'refs':
+      return `refs ${m.place ? 'place ' : ''}${m.target}`;
+    case 'context':
+      return m.task === undefined ? 'codebase' : `context «${m.task}»`;
   }
 }
 
@@ -262,6 +266,16 @@ const cases: [name: string, prompt: string, expected: string[]][] = [
   ['symbol, unterminated quote', '@symbol:"foo', ['mention_invalid @symbol:"foo']],
   ['misspelled symbol prefix', '@symbl:Foo', ['mention_invalid @symbl:Foo']],
   ['symbol inside code is left alone', 'run `@symbol:Foo` now', []],
+  // references
+  ['refs of a name', 'who calls @refs:parseMentions?', ['refs parseMentions']],
+  ['refs of a method, quoted, with call parentheses', '@refs:"Ns::Server.start()"', ['refs Ns::Server.start']],
+  ['refs with trailing sentence punctuation', 'See @refs:Server.start.', ['refs Server.start']],
+  ['refs of a place', 'uses of @refs:src/app.ts:12 please', ['refs place src/app.ts:12']],
+  ['refs of a place with a column, in parentheses', '(@refs:app.py:3:7)', ['refs place app.py:3:7']],
+  ['refs, empty', '@refs: x', ['symbol_invalid @refs:']],
+  ['refs, regex syntax refused', '@refs:foo.*bar', ['symbol_invalid @refs:foo.*bar']],
+  ['refs, a path without a line refused', '@refs:src/app.ts', ['symbol_invalid @refs:src/app.ts']],
+  ['misspelled refs prefix', '@ref:Foo', ['mention_invalid @ref:Foo']],
 
   // mixed
   [
@@ -310,6 +324,8 @@ describe('parseMentions: suggestions', () => {
     ['@symbl:Server.start', 'mention_invalid', 'Did you mean @symbol:Server.start?'],
     ['@symbol:', 'symbol_invalid', 'Write the name right after the colon, e.g. @symbol:parseMentions or @symbol:Server.start'],
     ['@symbol:a+b', 'symbol_invalid', 'To find text or a pattern, use @search:"…" or @grep:"…" instead.'],
+    ['@ref:Server.start', 'mention_invalid', 'Did you mean @refs:Server.start?'],
+    ['@refs:', 'symbol_invalid', 'Write the name right after the colon, e.g. @refs:parseMentions or @refs:Server.start'],
   ])('%s → %s: %s', (prompt, kind, suggestion) => {
     expect(suggestionFor(prompt)).toMatchObject({ kind, suggestion });
   });
@@ -337,6 +353,13 @@ describe('parseMentions: the typed result', () => {
   it('gives every field of a symbol mention', () => {
     expect(parseMentions('fix @symbol:Server.start() now').mentions).toEqual([
       { kind: 'symbol', raw: '@symbol:Server.start()', span: [4, 26], symbol: 'Server.start', name: 'start', container: 'Server' },
+    ]);
+  });
+
+  it('gives every field of a refs mention', () => {
+    expect(parseMentions('@refs:Server.start and @refs:src/server.ts:3').mentions).toEqual([
+      { kind: 'refs', raw: '@refs:Server.start', span: [0, 18], target: 'Server.start', place: false },
+      { kind: 'refs', raw: '@refs:src/server.ts:3', span: [23, 44], target: 'src/server.ts:3', place: true },
     ]);
   });
 

@@ -56,10 +56,31 @@ export interface SymbolMention extends MentionBase {
   container?: string;
 }
 
-export type ParsedMention = PathMention | SearchMention | GrepMention | UrlMention | SymbolMention;
+export interface ReferencesMention extends MentionBase {
+  kind: 'refs';
+  /**
+   * What the uses are of, quotes and a trailing `()` removed: a name (`Server.start`, `Ns::fn`), or
+   * a place `path:line[:column]` — the definition on that line, or the one a use there names.
+   */
+  target: string;
+  /** The target is a place, not a name. */
+  place: boolean;
+}
+
+/**
+ * `@codebase` (the name Continue's users know) or `@context:"task"`: the code task-aware retrieval
+ * ranks for a task, within the prompt's budget.
+ */
+export interface ContextMention extends MentionBase {
+  kind: 'context';
+  /** The quoted task of `@context:"…"`; absent for `@codebase`, whose task is the prompt itself. */
+  task?: string;
+}
+
+export type ParsedMention = PathMention | SearchMention | GrepMention | UrlMention | SymbolMention | ReferencesMention | ContextMention;
 export type MentionKind = ParsedMention['kind'];
 
-export type MentionSyntaxErrorKind = 'mention_invalid' | 'range_invalid' | 'pattern_invalid' | 'symbol_invalid';
+export type MentionSyntaxErrorKind = 'mention_invalid' | 'range_invalid' | 'pattern_invalid' | 'symbol_invalid' | 'task_empty' | 'task_too_large';
 
 /** Something that was meant as a mention but cannot be used; never dropped silently. */
 export interface MentionSyntaxError extends MentionBase {

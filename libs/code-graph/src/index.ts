@@ -1,0 +1,17 @@
+export { CodeGraph, type GraphFile, type GraphFileInput, type GraphDefinition } from './graph/code-graph';
+export { createNavigationIndex, navigationIndexOf, type NavigationIndex, type NavigationIndexOptions, type SourceReader } from './navigation-index';
+export { ModuleResolver } from './resolve/module-resolver';
+export { readModuleConfig, moduleConfigFiles, EMPTY_MODULE_CONFIG, type ModuleConfig } from './resolve/module-config';
+export { NameResolver, CERTAIN, type Candidate, type ResolutionKind } from './resolve/name-resolver';
+export { familyOf, SCOPE_RULES, type LanguageFamily } from './resolve/language-family';
+export { resolveTarget, fileAt, type ResolvedTarget } from './queries/target';
+export { findUses, type Use } from './queries/reference-search';
+export { references, definition, type ReferencesOptions } from './queries/references';
+export { callers, callees, validateDepth, type CallGraphOptions } from './queries/call-graph';
+export { imports, importedBy, outline } from './queries/file-queries';
+export { impact, type ImpactOptions } from './queries/impact';
+export { isTestFile, testNamedAfter } from './queries/test-files';
+export { parseUnifiedDiff, applyHunks, changedLines, MAX_DIFF_BYTES, type FileDiff, type Hunk } from './change/unified-diff';
+export { changeFromDiff, changeFromGit, workingTreeChange, commitOf, type ChangeSet, type FileChange } from './change/change-set';
+export { indexAfterChange } from './change/changed-tree';
+export { graphNeighbours, type Neighbour, type NeighbourNode } from './queries/neighbours';

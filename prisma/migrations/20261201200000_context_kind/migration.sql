@@ -1,0 +1,2 @@
+-- The context job kind (issue 30): task-aware retrieval.
+ALTER TYPE "JobKind" ADD VALUE 'context';
