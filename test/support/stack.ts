@@ -101,10 +101,26 @@ export class TestStack {
 
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.disconnect();
-    await this.stopWorker();
-    await this.gateway?.close();
-    await this.database.close();
-    await deleteQueueKeys(this.config);
+    await closeStep('stopping the worker', () => this.stopWorker());
+    await closeStep('closing the gateway', () => this.gateway?.close());
+    await closeStep("closing the test's database pool", () => this.database.close());
+    await closeStep('deleting the queue keys', () => deleteQueueKeys(this.config));
+  }
+}
+
+/**
+ * A teardown step that hangs fails with its name, well inside jest's 60 s hook timeout: a CI log
+ * then says what hung instead of "Exceeded timeout of 60000 ms for a hook".
+ */
+async function closeStep(what: string, step: () => Promise<unknown> | undefined, limitMs = 25_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`TestStack.close: ${what} did not finish in ${limitMs} ms`)), limitMs);
+  });
+  try {
+    await Promise.race([step(), hung]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
