@@ -96,7 +96,7 @@ async function open(): Promise<Snapshot> {
 /** A store that records what was written through it. */
 function spying(store: BlobIndexStore): BlobIndexStore & { written: StoredBlobIndex[] } {
   const written: StoredBlobIndex[] = [];
-  return { written, briefs: (keys, encoding) => store.briefs(keys, encoding), load: (keys, encoding) => store.load(keys, encoding), record: (batch) => (written.push(...batch), store.record(batch)), recordEncoded: (batch) => store.recordEncoded(batch) };
+  return { written, briefs: (keys, encoding) => store.briefs(keys, encoding), load: (keys, encoding) => store.load(keys, encoding), loadChunks: (keys, encoding) => store.loadChunks(keys, encoding), record: (batch) => (written.push(...batch), store.record(batch)), recordEncoded: (batch) => store.recordEncoded(batch) };
 }
 
 /** Tiny shards: even this repository splits into several. */

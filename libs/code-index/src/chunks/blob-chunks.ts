@@ -1,15 +1,20 @@
-import type { Definition, SymbolKind } from '@quarry/code-index';
-import { emitIdentifierTerms, IDENTIFIER } from '../terms/code-terms';
+import type { Definition, SymbolKind } from '../symbols/symbol-types';
+import { emitIdentifierTerms, IDENTIFIER } from './code-terms';
 import { scanStringLiterals, type StringLiteral } from './string-literals';
 
 /**
- * What retrieval stores per blob: the blob cut into chunks at definition boundaries, each with its
- * term counts, and the string literals a task may quote. A pure function of the blob's text and
- * definitions (its `BlobIndex`), so the sharded scan can compute it once per blob id and a commit's
- * statistics are assembled from these rows; nothing in it depends on the path or the commit.
+ * What retrieval (@quarry/context) reads per blob: the blob cut into chunks at definition
+ * boundaries, each with its term counts, and the string literals a task may quote. A pure function
+ * of the blob's text and definitions, so `BlobIndexer.index` computes it with the rest of the
+ * blob's index (the sharded scan's shards, once per blob id) and a commit's statistics are
+ * assembled from these rows; nothing in it depends on the path or the commit.
  */
 export interface BlobChunks {
-  /** Bumped when the chunking or the terms change: rows of another version are computed again. */
+  /**
+   * Bumped when the chunking or the terms change, with `BLOB_INDEX_VERSION` (store/blob-index-store.ts)
+   * so the scan derives every row anew; a row of another version is not decoded (the corpus chunks
+   * that file from its text instead).
+   */
   version: typeof CHUNK_RECORD_VERSION;
   lines: number;
   chunks: Chunk[];
