@@ -53,6 +53,8 @@ export class ContextCorpusCache {
     const total = tree.files.length;
     // The builder takes files in path order.
     const files = [...tree.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    // A tree loaded from a store gets its chunk rows now (encoded: ~270 MB for a kernel, dropped after the build).
+    if (tree.storedChunks) options.onProgress?.({ stage: 'chunking', done: 0, total, message: 'loading stored chunk rows' });
     const stored = (await tree.storedChunks?.()) ?? new Map<string, Uint8Array>();
     let fromText = 0;
     let sliceStarted = performance.now();
