@@ -14,10 +14,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { BlobIndexer, decodeBlobIndex, decodeText, encodeBlobIndex, indexBlob } from '@quarry/code-index';
+import { BlobIndexer, decodeBlobIndex, encodeBlobIndex, indexBlob } from '@quarry/code-index';
 import { trackedFiles } from './linux-tree';
 import { latencyStats } from './support';
-import { buildBlobChunks, ContextCorpusBuilder, decodeBlobChunks, encodeBlobChunks, rankForTask, retrieveContext, type ContextCorpus } from '@quarry/context';
+import { ContextCorpusBuilder, decodeBlobChunks, rankForTask, retrieveContext, type ContextCorpus } from '@quarry/context';
 
 /** Tasks of the kinds agents bring: an issue title, oopses with call traces, questions, a report naming functions. */
 export const LINUX_TASKS: readonly string[] = [
@@ -58,7 +58,7 @@ async function indexThread(): Promise<void> {
   for (const file of files) {
     const content = fs.readFileSync(path.join(root, file));
     const index = indexBlob(indexer, file, content);
-    const chunks = index.binary ? null : encodeBlobChunks(buildBlobChunks({ text: decodeText(content), definitions: index.definitions }));
+    const chunks = index.chunks ?? null; // the indexer computes the chunk row with the rest (absent for binary content)
     batch.push([file, encodeBlobIndex(index), chunks]);
     if (batch.length >= 200) {
       parentPort!.postMessage(batch);

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { InProcessShardExecutor, MemoryBlobFacts, shardedScan, type BlobFactStore } from '../../libs/blob-scan/src';
 import {
-  BlobIndexer, CodeIndexScanStep, MemoryBlobIndexStore, blobIndexKey, indexBlob, indexVariant, summarizeCodeIndex, type BlobIndex, type BlobIndexStore, type StoredBlobIndex,
+  BlobIndexer, CodeIndexScanStep, MemoryBlobIndexStore, blobIndexKey, buildBlobChunks, decodeBlobChunks, decodeText, indexBlob, indexVariant, summarizeCodeIndex, type BlobIndex, type BlobIndexStore, type StoredBlobIndex,
 } from '../../libs/code-index/src';
 import type { JobInput, JobResult } from '../../libs/contracts/src';
 import { BlobCodeIndexRepository } from '../../libs/db/src/blob-code-index-repository';
@@ -96,7 +96,7 @@ async function open(): Promise<Snapshot> {
 /** A store that records what was written through it. */
 function spying(store: BlobIndexStore): BlobIndexStore & { written: StoredBlobIndex[] } {
   const written: StoredBlobIndex[] = [];
-  return { written, briefs: (keys, encoding) => store.briefs(keys, encoding), load: (keys, encoding) => store.load(keys, encoding), record: (batch) => (written.push(...batch), store.record(batch)), recordEncoded: (batch) => store.recordEncoded(batch) };
+  return { written, briefs: (keys, encoding) => store.briefs(keys, encoding), load: (keys, encoding) => store.load(keys, encoding), loadChunks: (keys, encoding) => store.loadChunks(keys, encoding), record: (batch) => (written.push(...batch), store.record(batch)), recordEncoded: (batch) => store.recordEncoded(batch) };
 }
 
 /** Tiny shards: even this repository splits into several. */
@@ -120,7 +120,12 @@ describe('per-blob code index rows in Postgres', () => {
     expect(first + second).toBe(1);
     expect(await rows.record([row])).toBe(0);
     const key = blobIndexKey(row.blob, row.variant);
-    expect((await rows.load([row], 'o200k_base')).get(key)).toEqual(index);
+    // The chunk row is a column of its own: `load` leaves it out, `loadChunks` reads it.
+    expect((await rows.load([row], 'o200k_base')).get(key)).toEqual({ ...index, chunks: undefined });
+    const chunks = (await rows.loadChunks([row, { blob: 'absent', variant: row.variant }], 'o200k_base'));
+    expect([...chunks.keys()]).toEqual([key]);
+    expect(decodeBlobChunks(chunks.get(key)!)).toEqual(buildBlobChunks({ text: `// ${salt} rows\nexport function f() { return 1; }\n`, definitions: index.definitions }));
+    expect((await rows.loadChunks([row], 'cl100k_base')).size).toBe(0);
     expect((await rows.briefs([row, { blob: 'absent', variant: 'TypeScript' }], 'o200k_base')).get(key)).toEqual({
       binary: false, bytes: index.bytes, tokens: index.tokens, definitions: 1, secrets: 0, warnings: 0, symbols: 'parsed',
     });
@@ -143,10 +148,13 @@ describe('the code index in a sharded scan', () => {
     expect(result.shards).toBeGreaterThan(3);
 
     const local = localIndexes();
-    const stored = await rows.load([...local.keys()].map((file) => ({ blob: git('rev-parse', `HEAD:${file}`), variant: indexVariant(file) })), 'o200k_base');
+    const keys = [...local.keys()].map((file) => ({ blob: git('rev-parse', `HEAD:${file}`), variant: indexVariant(file) }));
+    const stored = await rows.load(keys, 'o200k_base');
+    const storedChunks = await rows.loadChunks(keys, 'o200k_base');
     for (const [file, index] of local) {
-      const row = stored.get(`${git('rev-parse', `HEAD:${file}`)} ${indexVariant(file)}`);
-      expect({ file, row }).toEqual({ file, row: index });
+      const key = `${git('rev-parse', `HEAD:${file}`)} ${indexVariant(file)}`;
+      const chunks = storedChunks.get(key);
+      expect({ file, row: stored.get(key), chunks: chunks && decodeBlobChunks(chunks) }).toEqual({ file, row: { ...index, chunks: undefined }, chunks: index.chunks && decodeBlobChunks(index.chunks) });
     }
     // One row per (blob, variant): same.h and same.hpp share a blob and get two rows; the two empty files too.
     expect(new Set(store.written.map((row) => `${row.blob} ${row.variant}`)).size).toBe(store.written.length);
@@ -167,11 +175,17 @@ describe('the code index in a sharded scan', () => {
   it('after a one-file commit indexes one blob; a commit whose facts are known but rows are not reads those blobs again', async () => {
     const factStore = new MemoryBlobFacts();
     await scan(await open(), factStore, new CodeIndexScanStep(rows), 2);
-    write('lib/util.py', `# ${salt}\ndef helper(x):\n    return x + 2\n\ndef extra():\n    return helper(3)\n\nclass Tool:\n    def run(self):\n        return helper(2)\n`);
+    const text = `# ${salt}\ndef helper(x):\n    return x + 2\n\ndef extra():\n    return helper(3)\n\nclass Tool:\n    def run(self):\n        return helper(2)\n`;
+    write('lib/util.py', text);
     publish();
     const store = spying(rows);
     const again = await scan(await open(), factStore, new CodeIndexScanStep(store), 2);
     expect(store.written.map((row) => row.variant)).toEqual([indexVariant('x.py')]);
+    // That one row carries the file's chunk row, and Postgres holds it.
+    const written = store.written[0];
+    const expected = buildBlobChunks({ text: decodeText(Buffer.from(text)), definitions: written.index.definitions });
+    expect(expected.chunks.map((chunk) => chunk.symbol)).toEqual(['helper', 'extra', 'Tool', 'run']);
+    expect(decodeBlobChunks((await rows.loadChunks([written], 'o200k_base')).get(blobIndexKey(written.blob, written.variant))!)).toEqual(expected);
     expect(again.blobs).toMatchObject({ processed: 1 });
     expect(again.tokens!.total).toBeGreaterThan(firstCommitTokens);
     expect(again.symbols!.definitions).toBe(summarizeCodeIndex([...localIndexes()].map(([file, index]) => ({ path: file, ...index }))).symbols.definitions);

@@ -1,4 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { BlobIndexer, buildBlobChunks, decodeBlobChunks, indexBlob, indexVariant } from '../../libs/code-index/src';
 import { contextResultSchema, interpretResultSchema, mentionsResultSchema } from '../../libs/contracts/src';
+import { BlobCodeIndexRepository } from '../../libs/db/src/blob-code-index-repository';
+import { WorkerPorts } from '../../apps/worker/src/worker-ports';
 import { TestStack } from '../support/stack';
 import { makeTree } from '../support/trees';
 
@@ -88,5 +94,81 @@ describe('retrieval in the mentions and interpret jobs', () => {
     expect(result.errors).toEqual([expect.objectContaining({ source: '@context:""', kind: 'task_empty' })]);
     expect(result.augmentedPrompt).toContain('Context: "login retries" — ');
     expect(result.augmentedPrompt).toMatch(/^src\/auth\/login\.ts:1-4 \(function loginWithRetries\)$/m);
+  });
+});
+
+describe('the context job on a tree a scan indexed', () => {
+  let stack: TestStack;
+  let root: string;
+  const files: Record<string, string> = {
+    'billing/invoice.py': [
+      `# ${Date.now()} ${Math.random()}`, // unique blobs: the table is shared by every run
+      'class Invoice:',
+      '    def total_with_tax(self, rate):',
+      '        if rate < 0:',
+      '            raise ValueError("tax rate must not be negative here")',
+      '        return sum(line.amount for line in self.lines) * (1 + rate)',
+      '',
+    ].join('\n'),
+    'billing/ledger.py': `# ${Math.random()}\nfrom billing.invoice import Invoice\n\n\ndef post_invoice(ledger, invoice: Invoice):\n    ledger.append(invoice.total_with_tax(0.2))\n`,
+    'web/routes.ts': `// ${Math.random()}\nexport function health(): string {\n  return 'ok';\n}\n`,
+    'README.md': '# billing\n',
+  };
+  const git = (...args: string[]) => execFileSync('git', ['-C', root, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]).toString().trim();
+  const rows = () => new BlobCodeIndexRepository(stack.prisma);
+  const keyOf = (file: string) => ({ blob: git('hash-object', file), variant: indexVariant(file) });
+  const rowCount = async () => Number((await stack.prisma.$queryRawUnsafe<{ n: bigint }[]>('SELECT count(*) AS n FROM blob_code_index'))[0].n);
+  const chunkedFromText = () => stack.worker!.get(WorkerPorts).corpora.chunkedFromText;
+  const scan = async () => {
+    const { body } = await stack.submit('scan', { root });
+    expect((await stack.waitForStatus(body.id, ['succeeded', 'failed'], 60_000)).status).toBe('succeeded');
+  };
+  const context = async (task: string) => {
+    const { body } = await stack.submit('context', { root, task });
+    const job = await stack.waitForStatus(body.id, ['succeeded', 'failed'], 60_000);
+    expect(job.status).toBe('succeeded');
+    return contextResultSchema.parse(job.result);
+  };
+
+  beforeAll(async () => {
+    root = makeTree(files);
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'first');
+    stack = await TestStack.start({ workspaceRoots: [root] });
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  it('ranks from the chunk rows the scan stored, chunking no file; a one-file commit re-derives one row', async () => {
+    await scan();
+    // The scan stored each blob's chunk row beside its code index: what chunking its text gives.
+    const indexer = await BlobIndexer.create();
+    const stored = await rows().loadChunks(Object.keys(files).map(keyOf), 'o200k_base');
+    expect(stored.size).toBe(Object.keys(files).length);
+    for (const [file, text] of Object.entries(files)) {
+      const key = keyOf(file);
+      const expected = buildBlobChunks({ text, definitions: indexBlob(indexer, file, Buffer.from(text)).definitions });
+      expect({ file, chunks: decodeBlobChunks(stored.get(`${key.blob} ${key.variant}`)!) }).toEqual({ file, chunks: expected });
+    }
+
+    const answer = await context('ValueError: tax rate must not be negative here, raised by Invoice.total_with_tax');
+    expect(answer.files[0].path).toBe('billing/invoice.py');
+    expect(answer.spans[0]).toMatchObject({ path: 'billing/invoice.py', symbol: 'total_with_tax' });
+    expect(chunkedFromText()).toBe(0);
+
+    // One file changes in a new commit: the re-scan derives that blob's row alone, and the next
+    // question ranks the new code, still from rows.
+    const before = await rowCount();
+    const changed = `${files['web/routes.ts']}export function refundInvoice(id: string): string {\n  return id;\n}\n`;
+    writeFileSync(path.join(root, 'web/routes.ts'), changed);
+    git('commit', '-q', '-am', 'refunds');
+    await scan();
+    expect(await rowCount()).toBe(before + 1);
+    expect((await rows().loadChunks([keyOf('web/routes.ts')], 'o200k_base')).size).toBe(1);
+    const again = await context('where is refundInvoice defined?');
+    expect(again.spans[0]).toMatchObject({ path: 'web/routes.ts', symbol: 'refundInvoice' });
+    expect(chunkedFromText()).toBe(0);
   });
 });

@@ -34,8 +34,12 @@ export class WorkerPorts implements OnApplicationShutdown {
   private readonly fetcher: SafeFetcher;
   /** QUARRY_ARTIFACT_DIR, which the gateway serves: workers and gateway must share it. */
   private readonly artifacts: ArtifactPort;
-  /** The retrieval corpora of recent trees, their chunk rows kept beside the code index's decoded rows. */
-  private readonly corpora = new ContextCorpusCache();
+  /**
+   * The retrieval corpora of recent trees, assembled from the chunk rows of the code index (the
+   * scan's per-blob rows). Public for its `chunkedFromText` count: files chunked from their text
+   * because their row had no chunk section, 0 on trees a scan indexed.
+   */
+  readonly corpora = new ContextCorpusCache();
   /** The navigation graphs of recent commits, which retrieval's propagation walks. */
   private readonly navigation = new NavigationIndexes();
   /** Embeddings (vectors in Postgres, shared by every worker) and rerank, when configured. */

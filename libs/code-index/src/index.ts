@@ -25,3 +25,7 @@ export { BriefTotals, CodeIndexScanStep, summarizeBriefs } from './store/scan-st
 export { nthWordColumn, occurrenceSections, unpackSection, unpackOccurrences, type Occurrence } from './symbols/occurrences';
 export type { ImportEntry } from './symbols/imports';
 export { BLOB_INDEX_VERSION } from './store/blob-index-store';
+export { buildBlobChunks, chunkRanges, splitLines, CHUNK_RECORD_VERSION, type BlobChunks, type Chunk, type ChunkSource } from './chunks/blob-chunks';
+export { encodeBlobChunks, decodeBlobChunks } from './chunks/blob-chunks-codec';
+export { scanStringLiterals, messageFragments, MIN_LITERAL_WORDS, type StringLiteral, type LiteralScan } from './chunks/string-literals';
+export { forEachTerm, termCounts, pathTerms, identifierParts, nameKey, emitIdentifierTerms, STOP_WORDS, IDENTIFIER } from './chunks/code-terms';

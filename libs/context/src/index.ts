@@ -1,10 +1,11 @@
-export { buildBlobChunks, chunkRanges, splitLines, CHUNK_RECORD_VERSION, type BlobChunks, type Chunk, type ChunkSource } from './chunks/blob-chunks';
-export { scanStringLiterals, messageFragments, type StringLiteral, type LiteralScan } from './chunks/string-literals';
-export { encodeBlobChunks, decodeBlobChunks, MemoryBlobChunksStore, type BlobChunksStore, type StoredBlobChunks } from './chunks/blob-chunks-store';
+// The per-blob chunk rows and the terms are computed by the code index (with the rest of a blob's index, by the scan); retrieval's callers get them here too.
+export { buildBlobChunks, chunkRanges, splitLines, CHUNK_RECORD_VERSION, type BlobChunks, type Chunk, type ChunkSource } from '@quarry/code-index';
+export { scanStringLiterals, messageFragments, type StringLiteral, type LiteralScan } from '@quarry/code-index';
+export { encodeBlobChunks, decodeBlobChunks } from '@quarry/code-index';
 export { ContextCorpus, ContextCorpusBuilder, CorpusLiterals, modulePaths, type CorpusFile, type CorpusDefinition, type CorpusChunk, type CorpusTables, type Postings, type DefinitionRef } from './corpus/context-corpus';
 export { StringTable } from './corpus/compact-tables';
 export { fileRole, FILE_ROLES, type FileRole } from './corpus/file-roles';
-export { forEachTerm, termCounts, pathTerms, identifierParts, nameKey, STOP_WORDS } from './terms/code-terms';
+export { forEachTerm, termCounts, pathTerms, identifierParts, nameKey, STOP_WORDS } from '@quarry/code-index';
 export { analyzeTask, type TaskAnalysis, type IdentifierMention, type TaskIntent } from './task/task-analysis';
 export { findStackFrames, type StackFrame } from './task/stack-frames';
 export { NameReferenceGraph } from './graph/name-reference-graph';

@@ -1,5 +1,5 @@
 import { isQuarryError, type ContextResultBody } from '@quarry/contracts';
-import { tokenCounter } from '@quarry/code-index';
+import { tokenCounter, splitLines } from '@quarry/code-index';
 import { assembleContext } from './assemble/context-assembly';
 import type { ContextCorpus } from './corpus/context-corpus';
 import { NameReferenceGraph } from './graph/name-reference-graph';
@@ -14,7 +14,6 @@ import { literalMatches } from './signals/literal-matches';
 import { pageRankPrior } from './signals/page-rank-prior';
 import { SignalScores, type SignalName } from './signals/signal-scores';
 import { analyzeTask, type TaskAnalysis, type TaskIntent } from './task/task-analysis';
-import { splitLines } from './chunks/blob-chunks';
 import { rerankByModel, type RerankSettings } from './semantic/llm-rerank';
 import { fuseFileRanks, fuseSpanRanks } from './semantic/rank-fusion';
 import { semanticScores, type SemanticSettings } from './semantic/semantic-scores';

@@ -14,7 +14,8 @@ type BriefRow = { blob: string; variant: string; binary: boolean; bytes: bigint 
 /**
  * Per-blob code indexes in Postgres (`blob_code_index`), shared by every worker and commit: the
  * scan's shards write them, `symbols`/`map`/`pack`/`@symbol:` read them. Briefs (the scalar
- * columns) are what totals and pack need; whole rows are decoded only for symbol lookups and maps.
+ * columns) are what totals and pack need; whole rows are decoded only for symbol lookups and maps;
+ * the chunk rows (column `chunks`) are read only by retrieval, which decodes them one at a time.
  */
 export class BlobCodeIndexRepository implements BlobIndexStore {
   /**
@@ -66,6 +67,14 @@ export class BlobCodeIndexRepository implements BlobIndexStore {
     return found;
   }
 
+  async loadChunks(keys: readonly BlobIndexKey[], encoding: TokenEncoding): Promise<Map<string, Uint8Array>> {
+    const found = new Map<string, Uint8Array>();
+    for (const rows of await this.select<{ blob: string; variant: string; chunks: Buffer }>('blob, variant, chunks', keys, encoding, 'chunks IS NOT NULL')) {
+      for (const row of rows) found.set(blobIndexKey(row.blob, row.variant), row.chunks);
+    }
+    return found;
+  }
+
   /** Insert-or-keep: a row is a function of its key, so the first one stays and a repeat is a no-op. */
   async record(rows: readonly StoredBlobIndex[]): Promise<number> {
     return this.recordEncoded(rows.map(encodedRowOf));
@@ -87,10 +96,11 @@ export class BlobCodeIndexRepository implements BlobIndexStore {
         briefs.map((brief) => brief.secrets),
         briefs.map((brief) => brief.warnings),
         briefs.map((brief) => brief.symbols),
-        slice.map((row) => Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength)),
+        slice.map((row) => asBuffer(row.data)),
+        slice.map((row) => (row.chunks === undefined ? null : asBuffer(row.chunks))),
       ];
-      const sql = `INSERT INTO blob_code_index (blob, variant, encoding, "binary", bytes, tokens, definitions, secrets, warnings, symbols, data)
-        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::bigint[], $6::bigint[], $7::int[], $8::int[], $9::int[], $10::text[], $11::bytea[])
+      const sql = `INSERT INTO blob_code_index (blob, variant, encoding, "binary", bytes, tokens, definitions, secrets, warnings, symbols, data, chunks)
+        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::bigint[], $6::bigint[], $7::int[], $8::int[], $9::int[], $10::text[], $11::bytea[], $12::bytea[])
         ON CONFLICT (blob, variant, encoding) DO NOTHING`;
       added += this.pool ? ((await this.pool.query(sql, columns)).rowCount ?? 0) : await this.prisma.$executeRawUnsafe(sql, ...columns);
       slice.forEach((row, index) => this.remembered.set(`${row.encoding}:${blobIndexKey(row.blob, row.variant)}`, briefs[index]));
@@ -103,16 +113,20 @@ export class BlobCodeIndexRepository implements BlobIndexStore {
     return this.prisma.blobCodeIndex.count(encoding === undefined ? undefined : { where: { encoding } });
   }
 
-  private async select<Row>(columns: string, keys: readonly BlobIndexKey[], encoding: TokenEncoding): Promise<Row[][]> {
+  private async select<Row>(columns: string, keys: readonly BlobIndexKey[], encoding: TokenEncoding, where = 'TRUE'): Promise<Row[][]> {
     const results: Row[][] = [];
     for (let start = 0; start < keys.length; start += LOOKUP_SLICE) {
       const slice = keys.slice(start, start + LOOKUP_SLICE);
       const blobs = slice.map((key) => key.blob);
       const variants = slice.map((key) => key.variant);
       // The (blob, variant) pairs as a relation, joined on the primary key.
-      const sql = `SELECT ${columns} FROM blob_code_index JOIN unnest($1::text[], $2::text[]) AS wanted(b, v) ON blob = wanted.b AND variant = wanted.v WHERE encoding = $3`;
+      const sql = `SELECT ${columns} FROM blob_code_index JOIN unnest($1::text[], $2::text[]) AS wanted(b, v) ON blob = wanted.b AND variant = wanted.v WHERE encoding = $3 AND ${where}`;
       results.push(this.pool ? (await this.pool.query<Row & object>(sql, [blobs, variants, encoding])).rows : await this.prisma.$queryRawUnsafe<Row[]>(sql, blobs, variants, encoding));
     }
     return results;
   }
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -12,6 +12,7 @@ function store(withRows: Set<string>) {
       return new Map(keys.filter((key) => withRows.has(key.blob)).map((key) => [blobIndexKey(key.blob, key.variant), {} as never]));
     },
     load: async () => new Map(),
+    loadChunks: async () => new Map(),
     record: async () => 0,
     recordEncoded: async () => 0,
   };

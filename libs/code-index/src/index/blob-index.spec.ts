@@ -55,11 +55,12 @@ describe('BlobIndexer', () => {
   });
 
   describe('compact form', () => {
+    // The chunk row is not in the compact form: the stores keep it as a section of its own.
     it('round-trips every fixture exactly', () => {
       for (const name of fs.readdirSync(FIXTURES)) {
         const index = indexer.index({ path: name, language: languageOf(name), content: fs.readFileSync(path.join(FIXTURES, name)) });
         const stored = JSON.parse(JSON.stringify(toCompactBlobIndex(index)));
-        expect(fromCompactBlobIndex(stored)).toEqual(index);
+        expect(fromCompactBlobIndex(stored)).toEqual({ ...index, chunks: undefined });
       }
     });
 
@@ -68,7 +69,7 @@ describe('BlobIndexer', () => {
       const index = small.index({ path: 'a.ts', language: 'TypeScript', content: 'const token = "ghp_0123456789abcdefghijABCDEFGHIJ0123456789";\n' });
       expect(index.warnings).toHaveLength(1);
       expect(index.secrets).toHaveLength(1);
-      expect(fromCompactBlobIndex(JSON.parse(JSON.stringify(toCompactBlobIndex(index))))).toEqual(index);
+      expect(fromCompactBlobIndex(JSON.parse(JSON.stringify(toCompactBlobIndex(index))))).toEqual({ ...index, chunks: undefined });
       const binary = indexer.index({ path: 'x.bin', content: Uint8Array.from([0]) });
       expect(fromCompactBlobIndex(toCompactBlobIndex(binary))).toEqual(binary);
     });
@@ -98,8 +99,9 @@ describe('BlobIndexer', () => {
       const content = fs.readFileSync(path.join(FIXTURES, 'sample.cpp'));
       const index = indexer.index({ path: 'sample.cpp', language: 'C++', content });
       const bytes = encodeBlobIndex(index);
-      expect(decodeBlobIndex(bytes)).toEqual(index);
+      expect(decodeBlobIndex(bytes)).toEqual({ ...index, chunks: undefined });
       expect(bytes.length).toBeLessThan(JSON.stringify(toCompactBlobIndex(index)).length);
     });
   });
 });
+

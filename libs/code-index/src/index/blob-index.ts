@@ -4,6 +4,8 @@ import { SymbolExtractor, SymbolExtractorOptions } from '../symbols/symbol-extra
 import type { ImportEntry } from '../symbols/imports';
 import { packOccurrences } from '../symbols/occurrences';
 import type { Definition, IndexWarning } from '../symbols/symbol-types';
+import { buildBlobChunks } from '../chunks/blob-chunks';
+import { encodeBlobChunks } from '../chunks/blob-chunks-codec';
 
 /** A credential found in a blob: what `pack` and mentions redact. Offsets are UTF-16, end exclusive. */
 export interface BlobSecret {
@@ -40,6 +42,13 @@ export interface BlobIndex {
   package?: string;
   secrets: BlobSecret[];
   warnings: IndexWarning[];
+  /**
+   * Retrieval's chunk row of the text (`buildBlobChunks`), encoded (`encodeBlobChunks`): kept as
+   * bytes because a whole tree's indexes may be held at once and the decoded chunks of a kernel
+   * are several GB; the corpus decodes one blob's at a time. Absent for binary content, for rows
+   * loaded without it (stores hand it over only on `loadChunks`) and for indexes made elsewhere.
+   */
+  chunks?: Uint8Array;
 }
 
 export interface BlobInput {
@@ -105,6 +114,8 @@ export class BlobIndexer {
       warnings: symbols.warnings,
     };
     if (symbols.package !== undefined) index.package = symbols.package;
+    // From the text and definitions at hand, so a context query on an indexed tree reads no file.
+    index.chunks = encodeBlobChunks(buildBlobChunks({ text, definitions: symbols.definitions }));
     return index;
   }
 }

@@ -227,7 +227,7 @@ function estimateBytes(index: BlobIndex): number {
   let bytes = 200;
   for (const definition of index.definitions) bytes += 120 + 2 * (definition.name.length + definition.signature.length + (definition.container?.length ?? 0));
   for (const [name] of index.references) bytes += 60 + 2 * name.length;
-  return bytes + 80 * (index.secrets.length + index.warnings.length);
+  return bytes + 80 * (index.secrets.length + index.warnings.length) + (index.chunks?.byteLength ?? 0);
 }
 
 /** (root, path, version) today; the blob id once trees come from snapshots. */

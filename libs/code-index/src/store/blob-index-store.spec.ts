@@ -1,5 +1,7 @@
-import { BlobIndexer } from '../index/blob-index';
-import { indexBlob } from '../index/blob-index';
+import { BlobIndexer, decodeText, indexBlob } from '../index/blob-index';
+import { buildBlobChunks } from '../chunks/blob-chunks';
+import { decodeBlobChunks } from '../chunks/blob-chunks-codec';
+import { encodedRowOf } from './blob-index-store';
 import { BLOB_INDEX_VERSION, MemoryBlobIndexStore, blobIndexKey, briefOf, distinctKeys, indexVariant } from './blob-index-store';
 import { indexMissingBlobs } from './index-blobs';
 import { summarizeBriefs } from './scan-step';
@@ -32,9 +34,35 @@ describe('MemoryBlobIndexStore', () => {
     const row = { blob: 'b1', variant: 'TypeScript', index };
     expect(await store.record([row, row])).toBe(1);
     expect(await store.record([row])).toBe(0);
-    expect((await store.load([row], 'o200k_base')).get(blobIndexKey('b1', 'TypeScript'))).toEqual(index);
+    // A whole row comes back without its chunk row, which only `loadChunks` reads.
+    expect((await store.load([row], 'o200k_base')).get(blobIndexKey('b1', 'TypeScript'))).toEqual({ ...index, chunks: undefined });
     expect((await store.briefs([row, { blob: 'b2', variant: 'TypeScript' }], 'o200k_base'))).toEqual(new Map([[blobIndexKey('b1', 'TypeScript'), briefOf(index)]]));
     expect((await store.briefs([row], 'cl100k_base')).size).toBe(0);
+  });
+
+  it("keeps the indexer's chunk row, equal to chunking the text, recorded whole or encoded (a shard thread's)", async () => {
+    const text = 'import os\n\nclass Cache:\n    def get(self, key):\n        raise KeyError("no entry for this key in the cache")\n\n\ndef main():\n    return Cache().get("--dry-run")\n';
+    const index = indexBlob(indexer, 'cache.py', Buffer.from(text));
+    const expected = buildBlobChunks({ text: decodeText(Buffer.from(text)), definitions: index.definitions });
+    expect(expected.chunks.map((chunk) => chunk.symbol)).toEqual([undefined, 'Cache', 'get', 'main']);
+    expect(decodeBlobChunks(index.chunks!)).toEqual(expected);
+    const binary = indexBlob(indexer, 'logo.png', Buffer.from([0x89, 0, 1, 2]));
+    expect(binary.chunks).toBeUndefined();
+
+    const whole = new MemoryBlobIndexStore();
+    const encoded = new MemoryBlobIndexStore();
+    const rows = [
+      { blob: 'c', variant: indexVariant('cache.py'), index },
+      { blob: 'i', variant: indexVariant('logo.png'), index: binary },
+    ];
+    await whole.record(rows);
+    await encoded.recordEncoded(rows.map(encodedRowOf));
+    for (const store of [whole, encoded]) {
+      const loaded = await store.loadChunks([...rows, { blob: 'absent', variant: indexVariant('cache.py') }], 'o200k_base');
+      expect([...loaded.keys()]).toEqual([blobIndexKey('c', indexVariant('cache.py'))]);
+      expect(decodeBlobChunks(loaded.get(blobIndexKey('c', indexVariant('cache.py')))!)).toEqual(expected);
+      expect((await store.loadChunks(rows, 'cl100k_base')).size).toBe(0);
+    }
   });
 });
 

@@ -20,22 +20,24 @@ export interface BlobIndexKey {
  * What a blob's index is made of changes with the indexer: bumping this keys every row anew, so
  * rows of an older indexer are never read again and each blob is indexed once more by the next
  * scan (2: occurrences, imports and packages for navigation; 3: bindings, receiver expressions and
- * returned names in the occurrences, for inferring what a member is reached through).
+ * returned names in the occurrences, for inferring what a member is reached through; 4: retrieval's
+ * chunk row, `BlobIndex.chunks`, so a context query on an indexed commit reads no file).
  */
-export const BLOB_INDEX_VERSION = 3;
+export const BLOB_INDEX_VERSION = 4;
 
 /**
  * Changes of one language's extraction since `BLOB_INDEX_VERSION` was last bumped: only that
  * language's rows are keyed anew (`C@3.1`), the others' stay valid. C 1: function bodies and
  * top-level initializers are lexed, not parsed (symbols/c-bodies.ts), which drops the bogus
  * definitions tree-sitter made of macro loops inside bodies (`for_each_cpu(i) {`) and fixes
- * extents it lost there.
+ * extents it lost there. (Kept through version 4: it is the mechanism's one user, and `C@4.1`
+ * names version-4 rows as well as `C@4` would.)
  */
 export const LANGUAGE_INDEX_REVISIONS: Readonly<Record<string, number>> = { C: 1 };
 
 /**
  * How a path is read by the indexer: Quarry's language name, `TypeScript/tsx` for TSX files,
- * with the indexer's version (`TypeScript@3`; `C@3.1` with a revision of its language).
+ * with the indexer's version (`TypeScript@4`; `C@4.1` with a revision of its language).
  */
 export function indexVariant(path: string): string {
   const language = languageOf(path);
@@ -76,15 +78,22 @@ export interface StoredBlobIndex extends BlobIndexKey {
   index: BlobIndex;
 }
 
-/** A row in its stored form (`encodeBlobIndex`) with its scalar columns: what a shard thread hands over. */
+/**
+ * A row in its stored form (`encodeBlobIndex`) with its scalar columns: what a shard thread hands
+ * over. The chunk row is a section of its own (`BlobIndex.chunks`, already encoded), so loads that
+ * do not rank (briefs, symbol look-ups, maps) neither fetch nor decode it.
+ */
 export interface EncodedBlobIndex extends BlobIndexKey {
   encoding: TokenEncoding;
   brief: BlobIndexBrief;
   data: Uint8Array;
+  chunks?: Uint8Array;
 }
 
 export function encodedRowOf(row: StoredBlobIndex): EncodedBlobIndex {
-  return { blob: row.blob, variant: row.variant, encoding: row.index.encoding, brief: briefOf(row.index), data: encodeBlobIndex(row.index) };
+  const encoded: EncodedBlobIndex = { blob: row.blob, variant: row.variant, encoding: row.index.encoding, brief: briefOf(row.index), data: encodeBlobIndex(row.index) };
+  if (row.index.chunks !== undefined) encoded.chunks = row.index.chunks;
+  return encoded;
 }
 
 /**
@@ -94,8 +103,10 @@ export function encodedRowOf(row: StoredBlobIndex): EncodedBlobIndex {
 export interface BlobIndexStore {
   /** The scalar columns of the rows known in `encoding` (absent keys are missing). */
   briefs(keys: readonly BlobIndexKey[], encoding: TokenEncoding): Promise<Map<string, BlobIndexBrief>>;
-  /** The whole rows, decoded. */
+  /** The rows, decoded, without their chunk rows (`chunks` is undefined: see `loadChunks`). */
   load(keys: readonly BlobIndexKey[], encoding: TokenEncoding): Promise<Map<string, BlobIndex>>;
+  /** The encoded chunk rows (`BlobIndex.chunks`) of the rows that have one: what the retrieval corpus reads. */
+  loadChunks(keys: readonly BlobIndexKey[], encoding: TokenEncoding): Promise<Map<string, Uint8Array>>;
   /**
    * Insert-or-keep: a row is a function of its key, so a repeat (a retried shard, two workers
    * indexing the same blob) changes nothing. Resolves to how many rows were new.
@@ -116,9 +127,9 @@ export function distinctKeys(files: Iterable<{ path: string; blob: string }>): B
   return [...keys.values()];
 }
 
-/** The store of one process: rows kept encoded (about 1.3 KB a blob), as Postgres would hold them. */
+/** The store of one process: rows kept encoded (about 1.3 KB a blob, 2–4× that again for the chunk row), as Postgres would hold them. */
 export class MemoryBlobIndexStore implements BlobIndexStore {
-  private readonly rows = new Map<string, { brief: BlobIndexBrief; data: Buffer }>();
+  private readonly rows = new Map<string, { brief: BlobIndexBrief; data: Buffer; chunks?: Buffer }>();
 
   get size(): number {
     return this.rows.size;
@@ -142,6 +153,15 @@ export class MemoryBlobIndexStore implements BlobIndexStore {
     return found;
   }
 
+  async loadChunks(keys: readonly BlobIndexKey[], encoding: TokenEncoding): Promise<Map<string, Uint8Array>> {
+    const found = new Map<string, Uint8Array>();
+    for (const key of keys) {
+      const chunks = this.rows.get(storeKey(key, encoding))?.chunks;
+      if (chunks !== undefined) found.set(blobIndexKey(key.blob, key.variant), chunks);
+    }
+    return found;
+  }
+
   async record(rows: readonly StoredBlobIndex[]): Promise<number> {
     return this.recordEncoded(rows.map(encodedRowOf));
   }
@@ -151,11 +171,15 @@ export class MemoryBlobIndexStore implements BlobIndexStore {
     for (const row of rows) {
       const key = storeKey(row, row.encoding);
       if (this.rows.has(key)) continue;
-      this.rows.set(key, { brief: row.brief, data: Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength) });
+      this.rows.set(key, { brief: row.brief, data: asBuffer(row.data), ...(row.chunks === undefined ? {} : { chunks: asBuffer(row.chunks) }) });
       added++;
     }
     return added;
   }
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 function storeKey(key: BlobIndexKey, encoding: TokenEncoding): string {

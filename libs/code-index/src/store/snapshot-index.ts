@@ -73,7 +73,8 @@ export async function listSnapshotFiles(snapshot: IndexableSnapshot, signal?: Ab
 /**
  * A snapshot's code index from the stored per-blob rows (any worker's, any commit's): the rows
  * of the tree's blobs are loaded, the few missing are computed here and stored for the next
- * caller. The result is what `findSymbols`, `mapTree` and `@symbol:` read.
+ * caller. The result is what `findSymbols`, `mapTree` and `@symbol:` read; retrieval reads the
+ * rows' chunk sections through its `storedChunks`.
  */
 export async function indexSnapshotTree(snapshot: IndexableSnapshot, listing: SnapshotFiles, options: SnapshotIndexOptions): Promise<IndexedTree> {
   const { store, indexer, signal, onProgress } = options;
@@ -98,7 +99,18 @@ export async function indexSnapshotTree(snapshot: IndexableSnapshot, listing: Sn
     if (index !== undefined) files.push({ path: file.path, index });
   }
   onProgress?.({ stage: 'indexed', done: total, total, message: `${files.length} files, ${total - missing.length} from stored indexes` });
-  return indexedTree(snapshot.root, listing.state, files, listing.secretFiles);
+  // Loaded rows come without their chunk rows; retrieval asks for them when it builds a corpus.
+  const storedChunks = async () => {
+    const wanted = listing.files.filter((file) => indexes.get(blobIndexKey(file.blob, indexVariant(file.path)))?.chunks === undefined);
+    const rows = wanted.length === 0 ? new Map<string, Uint8Array>() : await store.loadChunks(distinctKeys(wanted), indexer.encoding);
+    const byPath = new Map<string, Uint8Array>();
+    for (const file of wanted) {
+      const row = rows.get(blobIndexKey(file.blob, indexVariant(file.path)));
+      if (row !== undefined) byPath.set(file.path, row);
+    }
+    return byPath;
+  };
+  return indexedTree(snapshot.root, listing.state, files, listing.secretFiles, storedChunks);
 }
 
 type PackInput = Omit<JobInput<'pack'>, 'root' | 'source'>;

@@ -29,6 +29,10 @@ class PostingBlobIndexStore implements BlobIndexStore {
     return new Map();
   }
 
+  async loadChunks(): Promise<Map<string, Uint8Array>> {
+    return new Map();
+  }
+
   async record(rows: readonly StoredBlobIndex[]): Promise<number> {
     return this.recordEncoded(rows.map(encodedRowOf));
   }
@@ -36,14 +40,14 @@ class PostingBlobIndexStore implements BlobIndexStore {
   async recordEncoded(rows: readonly EncodedBlobIndex[]): Promise<number> {
     // One fresh buffer per batch, moved (not copied) to the main thread. The rows' own buffers may
     // be slices of Node's shared pool, which must not be transferred.
-    const batch = new Uint8Array(rows.reduce((sum, row) => sum + row.data.byteLength, 0));
+    const batch = new Uint8Array(rows.reduce((sum, row) => sum + row.data.byteLength + (row.chunks?.byteLength ?? 0), 0));
     let at = 0;
-    const posted = rows.map((row) => {
-      batch.set(row.data, at);
-      const data = batch.subarray(at, at + row.data.byteLength);
-      at += row.data.byteLength;
-      return { ...row, data };
-    });
+    const place = (bytes: Uint8Array) => {
+      batch.set(bytes, at);
+      at += bytes.byteLength;
+      return batch.subarray(at - bytes.byteLength, at);
+    };
+    const posted = rows.map((row) => ({ ...row, data: place(row.data), ...(row.chunks === undefined ? {} : { chunks: place(row.chunks) }) }));
     this.post(posted, [batch.buffer]);
     return rows.length;
   }

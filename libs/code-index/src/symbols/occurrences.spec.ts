@@ -193,6 +193,6 @@ describe('imports', () => {
     const text = "import { a as b } from './a';\nexport function f() {\n  function g() { return b(); }\n  return g();\n}\n";
     const index = indexer.index({ path: 'x.ts', language: 'TypeScript', content: text });
     expect(index.definitions.find((definition) => definition.name === 'g')?.local).toEqual([2, 5]);
-    expect(decodeBlobIndex(encodeBlobIndex(index))).toEqual(index);
+    expect(decodeBlobIndex(encodeBlobIndex(index))).toEqual({ ...index, chunks: undefined }); // the chunk row is stored apart
   });
 });

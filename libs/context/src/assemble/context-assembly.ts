@@ -1,5 +1,4 @@
-import type { TokenCounter } from '@quarry/code-index';
-import { splitLines } from '../chunks/blob-chunks';
+import { type TokenCounter, splitLines } from '@quarry/code-index';
 
 /** A span to show: where it is, and what to call it in its header. */
 export interface SpanToShow {

@@ -1,5 +1,4 @@
-import type { BlobChunks, Chunk } from '../chunks/blob-chunks';
-import { CHUNK_RECORD_VERSION } from '../chunks/blob-chunks';
+import { type BlobChunks, type Chunk, CHUNK_RECORD_VERSION } from '@quarry/code-index';
 import { StringTable } from './compact-tables';
 import { ContextCorpus, ContextCorpusBuilder, type CorpusFile } from './context-corpus';
 

@@ -1,6 +1,4 @@
-import type { Definition, SymbolKind } from '@quarry/code-index';
-import type { BlobChunks } from '../chunks/blob-chunks';
-import { nameKey, pathTerms } from '../terms/code-terms';
+import { type Definition, type SymbolKind, type BlobChunks, nameKey, pathTerms } from '@quarry/code-index';
 import { float64Vector, int32Vector, PagedVector, StringTable, uint8Vector } from './compact-tables';
 import { fileRole, type FileRole } from './file-roles';
 

@@ -1,5 +1,5 @@
 import type { ContextCorpus, DefinitionRef } from '../corpus/context-corpus';
-import { nameKey } from '../terms/code-terms';
+import { nameKey } from '@quarry/code-index';
 import type { GraphNeighbour, GraphNode, GraphRelation, NeighbourOptions, ReferenceGraph } from './reference-graph';
 
 /** A name with more definitions than this (`get`, `__init__`) joins nothing in particular. */

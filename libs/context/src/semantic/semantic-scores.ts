@@ -1,5 +1,5 @@
 import { QuarryError } from '@quarry/contracts';
-import { splitLines } from '../chunks/blob-chunks';
+import { splitLines } from '@quarry/code-index';
 import type { ContextCorpus } from '../corpus/context-corpus';
 import { embeddingKey, type ChunkEmbeddingStore, type Embedder } from './chunk-embeddings';
 

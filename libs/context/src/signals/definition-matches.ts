@@ -1,6 +1,6 @@
 import type { ContextCorpus } from '../corpus/context-corpus';
 import type { IdentifierMention, TaskAnalysis } from '../task/task-analysis';
-import { nameKey, STOP_WORDS } from '../terms/code-terms';
+import { nameKey, STOP_WORDS } from '@quarry/code-index';
 import { SignalScores } from './signal-scores';
 
 /** A name defined in more places than this (`__init__`, `eval`, `doit`) points nowhere in particular. */

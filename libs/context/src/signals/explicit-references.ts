@@ -1,6 +1,6 @@
 import type { ContextCorpus } from '../corpus/context-corpus';
 import type { TaskAnalysis } from '../task/task-analysis';
-import { nameKey } from '../terms/code-terms';
+import { nameKey } from '@quarry/code-index';
 import { resolveDottedModule, resolveWrittenPath } from './path-resolution';
 import { SignalScores } from './signal-scores';
 

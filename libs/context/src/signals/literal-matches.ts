@@ -1,4 +1,4 @@
-import { MIN_LITERAL_WORDS } from '../chunks/string-literals';
+import { MIN_LITERAL_WORDS } from '@quarry/code-index';
 import type { ContextCorpus } from '../corpus/context-corpus';
 import type { TaskAnalysis } from '../task/task-analysis';
 import { SignalScores } from './signal-scores';

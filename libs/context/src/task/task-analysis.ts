@@ -1,4 +1,4 @@
-import { emitIdentifierTerms } from '../terms/code-terms';
+import { emitIdentifierTerms } from '@quarry/code-index';
 import { findStackFrames, type StackFrame } from './stack-frames';
 
 /**

@@ -1,5 +1,4 @@
-import type { BlobIndexer } from '@quarry/code-index';
-import { buildBlobChunks } from '../chunks/blob-chunks';
+import { type BlobIndexer, buildBlobChunks } from '@quarry/code-index';
 import { ContextCorpus } from '../corpus/context-corpus';
 
 /** For specs: a corpus from real per-blob rows (the code index's tree-sitter parse and the chunk rows of each file), and a reader of its texts. */

@@ -9,6 +9,7 @@ export const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/g;
 /** camelCase and acronym boundaries: `HTTPServerError` → HTTP, Server, Error; digits apart. */
 const PART = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g;
 const MAX_TERM_LENGTH = 64;
+const LOWER_WORD = /^[a-z]+$/;
 
 /**
  * Words too common in code or prose to say which code a task means. BM25's IDF would weigh them
@@ -54,6 +55,12 @@ export function nameKey(name: string): string {
 /** `whole` is true for the identifier itself (lower-cased, outer underscores trimmed), false for its parts. */
 export function emitIdentifierTerms(identifier: string, emit: (term: string, whole: boolean) => void): void {
   if (identifier.length > MAX_TERM_LENGTH) return;
+  // Most identifiers in code are one lower-case word (`int`, `return`, `len`): the term is the
+  // identifier itself and it has no parts, so the splitting below would find nothing more.
+  if (LOWER_WORD.test(identifier)) {
+    if (isTerm(identifier)) emit(identifier, true);
+    return;
+  }
   const trimmed = nameKey(identifier);
   if (isTerm(trimmed)) emit(trimmed, true);
   const parts = identifierParts(identifier);

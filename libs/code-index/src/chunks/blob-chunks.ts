@@ -1,15 +1,20 @@
-import type { Definition, SymbolKind } from '@quarry/code-index';
-import { emitIdentifierTerms, IDENTIFIER } from '../terms/code-terms';
+import type { Definition, SymbolKind } from '../symbols/symbol-types';
+import { emitIdentifierTerms } from './code-terms';
 import { scanStringLiterals, type StringLiteral } from './string-literals';
 
 /**
- * What retrieval stores per blob: the blob cut into chunks at definition boundaries, each with its
- * term counts, and the string literals a task may quote. A pure function of the blob's text and
- * definitions (its `BlobIndex`), so the sharded scan can compute it once per blob id and a commit's
- * statistics are assembled from these rows; nothing in it depends on the path or the commit.
+ * What retrieval (@quarry/context) reads per blob: the blob cut into chunks at definition
+ * boundaries, each with its term counts, and the string literals a task may quote. A pure function
+ * of the blob's text and definitions, so `BlobIndexer.index` computes it with the rest of the
+ * blob's index (the sharded scan's shards, once per blob id) and a commit's statistics are
+ * assembled from these rows; nothing in it depends on the path or the commit.
  */
 export interface BlobChunks {
-  /** Bumped when the chunking or the terms change: rows of another version are computed again. */
+  /**
+   * Bumped when the chunking or the terms change, with `BLOB_INDEX_VERSION` (store/blob-index-store.ts)
+   * so the scan derives every row anew; a row of another version is not decoded (the corpus chunks
+   * that file from its text instead).
+   */
   version: typeof CHUNK_RECORD_VERSION;
   lines: number;
   chunks: Chunk[];
@@ -48,9 +53,23 @@ export interface ChunkSource {
   definitions: readonly Definition[];
 }
 
+/** Character codes that may start an identifier (`[A-Za-z_]`: 1) or continue one (also `[0-9]`: 2). */
+const IDENTIFIER_CHARS = new Uint8Array(128);
+for (let code = 0; code < 128; code++) {
+  const char = String.fromCharCode(code);
+  if (/[A-Za-z_]/.test(char)) IDENTIFIER_CHARS[code] = 1;
+  else if (/[0-9]/.test(char)) IDENTIFIER_CHARS[code] = 2;
+}
+
 export function buildBlobChunks(source: ChunkSource): BlobChunks {
-  const lines = splitLines(source.text);
+  const text = source.text;
+  const lines = splitLines(text);
   const ranges = chunkRanges(lines, source.definitions);
+  // Where each line starts in the text: a chunk's identifiers are scanned in place, not in a copy
+  // of its lines (a `\r` the lines drop, like the `\n` between them, ends an identifier either way).
+  const lineStarts = new Int32Array(lines.length + 1);
+  for (let line = 1, at = text.indexOf('\n'); line < lines.length; line++, at = text.indexOf('\n', at + 1)) lineStarts[line] = at + 1;
+  lineStarts[lines.length] = text.length + 1;
   // Identifiers repeat within a file: each is split once into term ids of a per-blob dictionary,
   // and chunks count ids in a reused array.
   const dictionary: string[] = [];
@@ -61,12 +80,26 @@ export function buildBlobChunks(source: ChunkSource): BlobChunks {
   const chunks = ranges.map((range) => {
     const touched: number[] = [];
     let length = 0;
-    const text = lines.slice(range.startLine - 1, range.endLine).join('\n');
-    for (const match of text.matchAll(IDENTIFIER)) {
-      let ids = idsOf.get(match[0]);
+    const end = lineStarts[range.endLine] - 1;
+    // The identifiers of `[A-Za-z_][A-Za-z0-9_]*`, left to right, as a regex search would find them.
+    for (let at = lineStarts[range.startLine - 1]; at < end; ) {
+      const code = text.charCodeAt(at);
+      if (code >= 128 || IDENTIFIER_CHARS[code] !== 1) {
+        at++;
+        continue;
+      }
+      let stop = at + 1;
+      while (stop < end) {
+        const next = text.charCodeAt(stop);
+        if (next >= 128 || IDENTIFIER_CHARS[next] === 0) break;
+        stop++;
+      }
+      const identifier = text.slice(at, stop);
+      at = stop;
+      let ids = idsOf.get(identifier);
       if (ids === undefined) {
         const list: number[] = [];
-        emitIdentifierTerms(match[0], (term, isWhole) => {
+        emitIdentifierTerms(identifier, (term, isWhole) => {
           let id = termId.get(term);
           if (id === undefined) {
             id = dictionary.length;
@@ -75,7 +108,7 @@ export function buildBlobChunks(source: ChunkSource): BlobChunks {
           }
           list.push(isWhole ? ~id : id);
         });
-        idsOf.set(match[0], (ids = list));
+        idsOf.set(identifier, (ids = list));
       }
       for (const coded of ids) {
         const id = coded < 0 ? ~coded : coded;

@@ -1,6 +1,6 @@
-import { BlobIndexer } from '@quarry/code-index';
+import { BlobIndexer } from '../index/blob-index';
 import { buildBlobChunks } from './blob-chunks';
-import { decodeBlobChunks, encodeBlobChunks, MemoryBlobChunksStore } from './blob-chunks-store';
+import { decodeBlobChunks, encodeBlobChunks } from './blob-chunks-codec';
 import { scanStringLiterals } from './string-literals';
 
 let indexer: BlobIndexer;
@@ -81,16 +81,10 @@ describe('buildBlobChunks', () => {
     expect(chunks[chunks.length - 1].endLine).toBe(303);
   });
 
-  it('is a function of the text and definitions alone, and round-trips through the store', async () => {
+  it('is a function of the text and definitions alone, and round-trips through its stored form', () => {
     const chunks = chunksOf(SOURCE);
     expect(chunksOf(SOURCE)).toEqual(chunks);
     expect(decodeBlobChunks(encodeBlobChunks(chunks))).toEqual(chunks);
-    const store = new MemoryBlobChunksStore();
-    expect(await store.record([{ blob: 'b1', variant: 'Python', chunks }])).toBe(1);
-    expect(await store.record([{ blob: 'b1', variant: 'Python', chunks }])).toBe(0);
-    const loaded = await store.load([{ blob: 'b1', variant: 'Python' }, { blob: 'b2', variant: 'Python' }]);
-    expect([...loaded.keys()]).toEqual(['b1 Python']);
-    expect(loaded.get('b1 Python')).toEqual(chunks);
   });
 });
 

@@ -1,30 +1,15 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { blobIndexKey, type BlobIndexKey, type SymbolKind } from '@quarry/code-index';
+import type { SymbolKind } from '../symbols/symbol-types';
 import { CHUNK_RECORD_VERSION, type BlobChunks, type Chunk } from './blob-chunks';
-
-/**
- * Where chunk rows live, keyed like the code index's rows: blob id + `indexVariant(path)` (the
- * language decides the definitions, so the chunks). The scan's shards will write them beside the
- * `BlobIndex` rows (Postgres); `MemoryBlobChunksStore` serves a process of its own (`--local`,
- * the evaluation). Maps are keyed by `blobIndexKey(blob, variant)`.
- */
-export interface BlobChunksStore {
-  /** The rows known, decoded; rows of another chunking version count as missing. */
-  load(keys: readonly BlobIndexKey[]): Promise<Map<string, BlobChunks>>;
-  /** Insert-or-keep: a row is a function of its key. Resolves to how many rows were new. */
-  record(rows: readonly StoredBlobChunks[]): Promise<number>;
-}
-
-export interface StoredBlobChunks extends BlobIndexKey {
-  chunks: BlobChunks;
-}
 
 type CompactChunk = [startLine: number, endLine: number, symbol: string | 0, kind: string | 0, container: string | 0, terms: string, names: number[]];
 type CompactBlobChunks = [version: number, lines: number, chunks: CompactChunk[], literals: [line: number, fragments: string[]][], options: [string, number][]];
 
 /**
  * The stored form: positional JSON (a chunk's terms as one `term term:3 …` string, counts of 1
- * left out; a literal's fragments as space-joined words), gzipped, for a `bytea` column.
+ * left out; a literal's fragments as space-joined words), gzipped. It is what `BlobIndex.chunks`
+ * holds and the `chunks` column of `blob_code_index` stores: kept encoded, decoded one blob at a
+ * time by the retrieval corpus (a kernel tree's rows are ~270 MB so, several GB as objects).
  */
 export function encodeBlobChunks(chunks: BlobChunks): Buffer {
   const compact: CompactBlobChunks = [
@@ -45,6 +30,7 @@ export function encodeBlobChunks(chunks: BlobChunks): Buffer {
   return gzipSync(JSON.stringify(compact));
 }
 
+/** The row, or undefined for a row of another chunking version. */
 export function decodeBlobChunks(data: Uint8Array): BlobChunks | undefined {
   const [version, lines, chunks, literals, options] = JSON.parse(gunzipSync(data).toString('utf8')) as CompactBlobChunks;
   if (version !== CHUNK_RECORD_VERSION) return undefined;
@@ -68,42 +54,4 @@ export function decodeBlobChunks(data: Uint8Array): BlobChunks | undefined {
     literals: literals.map(([line, fragments]) => ({ line, fragments: fragments.map((words) => words.split(' ')) })),
     options,
   };
-}
-
-/** The rows of one process, kept encoded as Postgres would hold them. */
-export class MemoryBlobChunksStore implements BlobChunksStore {
-  private readonly rows = new Map<string, Buffer>();
-
-  get size(): number {
-    return this.rows.size;
-  }
-
-  /** Bytes of the encoded rows held. */
-  get bytes(): number {
-    let total = 0;
-    for (const row of this.rows.values()) total += row.byteLength;
-    return total;
-  }
-
-  async load(keys: readonly BlobIndexKey[]): Promise<Map<string, BlobChunks>> {
-    const found = new Map<string, BlobChunks>();
-    for (const key of keys) {
-      const name = blobIndexKey(key.blob, key.variant);
-      const row = this.rows.get(name);
-      const decoded = row === undefined ? undefined : decodeBlobChunks(row);
-      if (decoded !== undefined) found.set(name, decoded);
-    }
-    return found;
-  }
-
-  async record(rows: readonly StoredBlobChunks[]): Promise<number> {
-    let added = 0;
-    for (const row of rows) {
-      const name = blobIndexKey(row.blob, row.variant);
-      if (this.rows.has(name)) continue;
-      this.rows.set(name, encodeBlobChunks(row.chunks));
-      added++;
-    }
-    return added;
-  }
 }
