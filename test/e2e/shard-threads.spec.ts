@@ -88,7 +88,7 @@ describe('shards on worker threads (quarry scan --local)', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it("index their shards' blobs on the threads (the main thread only stores the rows), with the totals of a scan on one thread", async () => {
+  it("index their shards' blobs on the threads (the main thread only stores the rows), with the totals of a scan on one thread, chunk rows included unless left out", async () => {
     assertBuilt();
     const files: Record<string, string> = {};
     for (let index = 0; index < 120; index++) files[`src/m${index % 7}/f${index}.ts`] = `export function f${index}(x: number): number {\n  return g${index}(x) + ${index};\n}\nfunction g${index}(y: number) { return y * 2; }\n`;
@@ -107,6 +107,9 @@ describe('shards on worker threads (quarry scan --local)', () => {
     expect(answer.threaded.tokens).toEqual(answer.oneThread.tokens);
     expect(answer.threaded.symbols).toEqual(answer.oneThread.symbols);
     expect(answer.threaded.symbols.definitions).toBe(240);
+    // Each text row carries retrieval's chunk row; a step told chunks: false leaves them out, with the same totals.
+    expect(answer.threaded.chunked).toBe(121);
+    expect(answer.lean).toEqual({ chunked: 0, rows: 121, tokens: answer.oneThread.tokens, symbols: answer.oneThread.symbols });
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -140,23 +143,32 @@ const { CodeIndexScanStep, MemoryBlobIndexStore } = require(dist + '/libs/code-i
   const limits = { maxFiles: 20, maxBytes: 1 << 20 };
 
   const rows = new MemoryBlobIndexStore();
-  let recorded = 0, recordedEncoded = 0;
+  let recorded = 0, recordedEncoded = 0, chunked = 0;
   const counting = {
     briefs: (keys, encoding) => rows.briefs(keys, encoding),
     load: (keys, encoding) => rows.load(keys, encoding),
     record: (batch) => { recorded += batch.length; return rows.record(batch); },
-    recordEncoded: (batch) => { recordedEncoded += batch.length; return rows.recordEncoded(batch); },
+    recordEncoded: (batch) => { recordedEncoded += batch.length; chunked += batch.filter((row) => row.chunks).length; return rows.recordEncoded(batch); },
   };
   const step = new CodeIndexScanStep(counting);
   const facts = new MemoryBlobFacts();
   const executor = new ThreadShardExecutor({ path: snapshot.root }, providerOptions, facts, 2, 'threads', undefined, step.inThreads());
   const threaded = await shardedScan(snapshot, { store: facts, executor, derive: step, signal: new AbortController().signal, limits });
 
+  // A scan whose rows no question will read (quarry scan --local): the threads leave the chunk rows out.
+  const leanRows = new MemoryBlobIndexStore();
+  let leanChunked = 0;
+  const leanStore = { ...counting, recordEncoded: (batch) => { leanChunked += batch.filter((row) => row.chunks).length; return leanRows.recordEncoded(batch); } };
+  const lean = new CodeIndexScanStep(leanStore, undefined, { chunks: false });
+  const leanFacts = new MemoryBlobFacts();
+  const leanScan = await shardedScan(snapshot, { store: leanFacts, executor: new ThreadShardExecutor({ path: snapshot.root }, providerOptions, leanFacts, 2, 'lean', undefined, lean.inThreads()), derive: lean, signal: new AbortController().signal, limits });
+
   const alone = new MemoryBlobFacts();
   const single = new CodeIndexScanStep(new MemoryBlobIndexStore());
   const oneThread = await shardedScan(snapshot, { store: alone, executor: new InProcessShardExecutor(snapshot, alone, 1, 'here', single), derive: single, signal: new AbortController().signal, limits });
   console.log(JSON.stringify({
-    threaded: { recorded, recordedEncoded, shards: threaded.shards, tokens: threaded.tokens, symbols: threaded.symbols },
+    threaded: { recorded, recordedEncoded, chunked, shards: threaded.shards, tokens: threaded.tokens, symbols: threaded.symbols },
+    lean: { chunked: leanChunked, rows: leanRows.size, tokens: leanScan.tokens, symbols: leanScan.symbols },
     oneThread: { tokens: oneThread.tokens, symbols: oneThread.symbols },
   }));
   process.exit(0);

@@ -45,6 +45,11 @@ export class InProcessPorts {
       snapshots?: SnapshotProvider;
       /** How @search/@grep and the interpret job's searches read a local checkout (quarry mcp: its HEAD's index with the edits beside it). */
       checkoutSearch?: CheckoutSearch;
+      /**
+       * Whether scans store retrieval's chunk rows with the code index (default true). A one-shot
+       * `quarry scan --local` says false: its rows end with the process, unread.
+       */
+      chunkRowsInScans?: boolean;
     } = {},
   ) {}
 
@@ -171,7 +176,7 @@ export class InProcessPorts {
       const provider = { workspaceRoots: ['/'], git: { dataDir: this.config.dataDir, allow: this.config.fetch.allow, ...this.config.git } };
       return {
         facts,
-        codeIndex: new CodeIndexScanStep(reader.store),
+        codeIndex: new CodeIndexScanStep(reader.store, undefined, { chunks: this.options.chunkRowsInScans !== false }),
         memory: new ScanMemory(),
         // No other worker here: a commit's shards run on this process's threads, as a directory's do.
         shards: { workerId: id, limits: this.config.shardLimits, executor: (snapshot, _run, derive) => threadShards(snapshot, { facts, provider, workerId: id, derive }) },

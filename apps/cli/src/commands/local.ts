@@ -45,7 +45,8 @@ export async function runLocally<K extends JobKind>(
   ]);
   const input = parseOrThrow(JOB_CONTRACTS[kind].input, rawInput, 'input') as JobInput<K>;
   const packFile = options.packFile;
-  const ports = new InProcessPorts(loadConfig(), packFile ? { artifacts: { fileFor: () => packFile } } : {});
+  // One job, then the process ends: a scan's rows answer no later question, so they skip the chunk rows.
+  const ports = new InProcessPorts(loadConfig(), { ...(packFile ? { artifacts: { fileFor: () => packFile } } : {}), chunkRowsInScans: kind !== 'scan' });
   const onSource = options.onSource;
   const run = {
     id: `${kind}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,

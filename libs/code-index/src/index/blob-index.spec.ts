@@ -29,6 +29,17 @@ describe('BlobIndexer', () => {
     expect(index.secrets).toEqual([{ kind: 'assigned-secret', line: 2, start, end: start + 'hunter2-very-secret'.length }]);
   });
 
+  it('leaves the chunk row out when made withoutChunks, and nothing else', () => {
+    const content = 'export function login(user: User) {\n  return check(user, "a literal");\n}\n';
+    const input = { path: 'src/auth.ts', language: 'TypeScript', content: Buffer.from(content) };
+    const whole = indexer.index(input);
+    const lean = indexer.withoutChunks().index(input);
+    expect(whole.chunks?.byteLength).toBeGreaterThan(0);
+    expect(lean.chunks).toBeUndefined();
+    expect(lean).toEqual({ ...whole, chunks: undefined });
+    expect(indexer.withoutChunks().withoutChunks().index(input).chunks).toBeUndefined();
+  });
+
   it('counts tokens in the encoding it was made with', async () => {
     const cl100k = await BlobIndexer.create({ encoding: 'cl100k_base' });
     const text = 'Привет, мир! Как дела?';

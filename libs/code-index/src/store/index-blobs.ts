@@ -85,13 +85,16 @@ export async function indexMissingBlobs(files: readonly BlobFile[], options: Ind
 
 const indexers = new Map<TokenEncoding, Promise<BlobIndexer>>();
 
-/** One indexer per process and encoding (grammars and tokenizer load once, ~1 s). */
-export function sharedBlobIndexer(encoding: TokenEncoding = DEFAULT_TOKEN_ENCODING): Promise<BlobIndexer> {
+/**
+ * One indexer per process and encoding (grammars and tokenizer load once, ~1 s); `chunks: false`
+ * gives it without retrieval's chunk rows (BlobIndexer.withoutChunks).
+ */
+export async function sharedBlobIndexer(encoding: TokenEncoding = DEFAULT_TOKEN_ENCODING, options: { chunks?: boolean } = {}): Promise<BlobIndexer> {
   let indexer = indexers.get(encoding);
   if (indexer === undefined) {
     indexer = BlobIndexer.create({ encoding });
     indexer.catch(() => indexers.delete(encoding));
     indexers.set(encoding, indexer);
   }
-  return indexer;
+  return options.chunks === false ? (await indexer).withoutChunks() : indexer;
 }

@@ -22,12 +22,16 @@ export class CodeIndexScanStep {
   private readonly indexer: () => Promise<BlobIndexer>;
   private readonly indexesInThreads: boolean;
 
-  /** `indexer`: a custom one (tests); without it, shard threads can index with their own (`inThreads`). */
+  /**
+   * `indexer`: a custom one (tests); without it, shard threads can index with their own (`inThreads`).
+   * `chunks: false`: rows without retrieval's chunk rows, for a scan whose rows no question will read.
+   */
   constructor(
     private readonly store: BlobIndexStore,
     indexer?: () => Promise<BlobIndexer>,
+    private readonly options: { chunks?: boolean } = {},
   ) {
-    this.indexer = indexer ?? (() => sharedBlobIndexer());
+    this.indexer = indexer ?? (() => sharedBlobIndexer(DEFAULT_TOKEN_ENCODING, options));
     this.indexesInThreads = indexer === undefined && existsSync(THREAD_MODULE);
   }
 
@@ -37,7 +41,7 @@ export class CodeIndexScanStep {
    */
   inThreads(): { spec: { module: string; settings: unknown }; accept: (rows: unknown) => Promise<number> } | undefined {
     if (!this.indexesInThreads) return undefined;
-    return { spec: { module: THREAD_MODULE, settings: { encoding: DEFAULT_TOKEN_ENCODING } }, accept: (rows) => this.store.recordEncoded(rows as EncodedBlobIndex[]) };
+    return { spec: { module: THREAD_MODULE, settings: { encoding: DEFAULT_TOKEN_ENCODING, chunks: this.options.chunks !== false } }, accept: (rows) => this.store.recordEncoded(rows as EncodedBlobIndex[]) };
   }
 
   async missing(files: readonly BlobFile[]): Promise<Set<string>> {

@@ -10,8 +10,8 @@ import { CodeIndexScanStep } from './scan-step';
  * keeps them. Loaded by path inside the thread (blob-scan cannot import this library).
  */
 export function shardThreadDerivation(settings: unknown, post: (rows: unknown, transfer: ArrayBuffer[]) => void): CodeIndexScanStep {
-  const { encoding } = settings as { encoding: TokenEncoding };
-  return new CodeIndexScanStep(new PostingBlobIndexStore(post), () => sharedBlobIndexer(encoding));
+  const { encoding, chunks } = settings as { encoding: TokenEncoding; chunks: boolean };
+  return new CodeIndexScanStep(new PostingBlobIndexStore(post), () => sharedBlobIndexer(encoding, { chunks }));
 }
 
 /**
