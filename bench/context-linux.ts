@@ -11,11 +11,10 @@
  * does. Prints one JSON line.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { isMainThread } from 'node:worker_threads';
 import { BlobIndexer, decodeBlobIndex, encodeBlobIndex, indexBlob } from '@quarry/code-index';
-import { trackedFiles } from './linux-tree';
+import { onIndexThreads, postRowsInBatches, trackedFiles } from './linux-tree';
 import { latencyStats } from './support';
 import { ContextCorpusBuilder, decodeBlobChunks, rankForTask, retrieveContext, type ContextCorpus } from '@quarry/context';
 
@@ -52,26 +51,16 @@ const maxRssMB = () => Math.round(process.resourceUsage().maxRSS / 1024);
 type Row = [file: string, index: Uint8Array, chunks: Uint8Array | null];
 
 async function indexThread(): Promise<void> {
-  const { root, files } = workerData as { root: string; files: string[] };
   const indexer = await BlobIndexer.create();
-  let batch: Row[] = [];
-  for (const file of files) {
-    const content = fs.readFileSync(path.join(root, file));
-    const index = indexBlob(indexer, file, content);
-    const chunks = index.chunks ?? null; // the indexer computes the chunk row with the rest (absent for binary content)
-    batch.push([file, encodeBlobIndex(index), chunks]);
-    if (batch.length >= 200) {
-      parentPort!.postMessage(batch);
-      batch = [];
-    }
-  }
-  parentPort!.postMessage(batch);
-  parentPort!.postMessage('done');
+  await postRowsInBatches<Row>((root, file) => {
+    const index = indexBlob(indexer, file, fs.readFileSync(path.join(root, file)));
+    // The indexer computes the chunk row with the rest (absent for binary content).
+    return [file, encodeBlobIndex(index), index.chunks ?? null];
+  });
 }
 
 async function indexTree(root: string, cache: string) {
   const files = trackedFiles(root, '.');
-  const threads = Math.max(1, Math.min(os.cpus().length, 4));
   const started = performance.now();
   const out = fs.openSync(`${cache}.partial`, 'w');
   let indexBytes = 0;
@@ -90,22 +79,7 @@ async function indexTree(root: string, cache: string) {
     indexBytes += index.length;
     chunkBytes += chunks?.length ?? 0;
   };
-  await Promise.all(
-    Array.from({ length: threads }, (_, thread) => {
-      const worker = new Worker(__filename, { workerData: { root, files: files.filter((_, index) => index % threads === thread) } });
-      return new Promise<void>((resolve, reject) => {
-        worker.on('message', (message: Row[] | 'done') => {
-          if (message === 'done') {
-            worker.unref();
-            resolve();
-            return;
-          }
-          for (const row of message) write(row);
-        });
-        worker.on('error', reject);
-      });
-    }),
-  );
+  const threads = await onIndexThreads<Row>(__filename, root, files, (rows) => rows.forEach(write));
   fs.closeSync(out);
   fs.renameSync(`${cache}.partial`, cache);
   return { files: files.length, threads, seconds: (performance.now() - started) / 1000, indexMB: indexBytes / 1e6, chunksMB: chunkBytes / 1e6, maxRssMB: maxRssMB() };
@@ -169,13 +143,12 @@ async function query(root: string, cache: string, rounds: number) {
   for (let round = 0; round < rounds; round++) {
     for (const task of LINUX_TASKS) {
       started = performance.now();
-      const ranking = rankForTask(corpus, task, []);
+      rankForTask(corpus, task, []);
       rank.push(performance.now() - started);
       started = performance.now();
       const result = await retrieveContext(corpus, { task }, { readText });
       answer.push(performance.now() - started);
       if (round === 0) top.push(result.files.slice(0, 3).map((file) => file.path));
-      void ranking;
     }
   }
   return { files: corpus.paths.length, chunks: corpus.chunkCount, terms: corpus.termCount, assembleSeconds, decodeSeconds, corpusHeapMB, corpusArrayBuffersMB, corpusRssMB, firstMs, rank: latencyStats(rank), answer: latencyStats(answer), top, heapAfterQueriesMB: heapMB(), maxRssMB: maxRssMB() };

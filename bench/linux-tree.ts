@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Worker, parentPort, workerData } from 'node:worker_threads';
 
 /**
  * The Linux kernel tree the heavy benchmarks run on (DESIGN.md's recipe): Debian's
@@ -49,4 +50,42 @@ export function trackedFiles(root: string, under: string): string[] {
     .split('\0')
     .filter((entry) => entry.startsWith('100'))
     .map((entry) => entry.slice(entry.indexOf('\t') + 1));
+}
+
+/**
+ * Indexes `files` of `root` on up to four worker threads running `script` (the caller's module),
+ * files dealt round-robin; `onRows` gets each batch a thread posts. The worker side is
+ * `postRowsInBatches`. Resolves to the number of threads.
+ */
+export async function onIndexThreads<Row>(script: string, root: string, files: readonly string[], onRows: (rows: Row[]) => void): Promise<number> {
+  const threads = Math.max(1, Math.min(os.cpus().length, 4));
+  await Promise.all(
+    Array.from({ length: threads }, (_, thread) => {
+      const worker = new Worker(script, { workerData: { root, files: files.filter((_, index) => index % threads === thread) } });
+      return new Promise<void>((resolve, reject) => {
+        worker.on('message', (message: Row[] | 'done') => {
+          if (message !== 'done') return onRows(message);
+          worker.unref();
+          resolve();
+        });
+        worker.on('error', reject);
+      });
+    }),
+  );
+  return threads;
+}
+
+/** The worker side of `onIndexThreads`: each of its files made a row, posted 200 at a time, then 'done'. */
+export async function postRowsInBatches<Row>(rowOf: (root: string, file: string) => Row): Promise<void> {
+  const { root, files } = workerData as { root: string; files: string[] };
+  let batch: Row[] = [];
+  for (const file of files) {
+    batch.push(rowOf(root, file));
+    if (batch.length >= 200) {
+      parentPort!.postMessage(batch);
+      batch = [];
+    }
+  }
+  parentPort!.postMessage(batch);
+  parentPort!.postMessage('done');
 }

@@ -10,64 +10,32 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { isMainThread } from 'node:worker_threads';
+import { onIndexThreads, postRowsInBatches, trackedFiles } from './linux-tree';
+import { latencyStats } from './support';
 import { BlobIndexer, decodeBlobIndex, encodeBlobIndex, indexBlob } from '@quarry/code-index';
 import { CodeGraph, findUses, navigationIndexOf, references } from '@quarry/code-graph';
 
 const maxRssMB = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
-function tracked(root: string): string[] {
-  return execFileSync('git', ['-C', root, 'ls-files', '-s', '-z'], { encoding: 'utf8', maxBuffer: 1 << 28 })
-    .split('\0')
-    .filter((entry) => entry.startsWith('100'))
-    .map((entry) => entry.slice(entry.indexOf('\t') + 1))
-    .sort();
-}
-
 async function indexThread(): Promise<void> {
-  const { root, files } = workerData as { root: string; files: string[] };
   const indexer = await BlobIndexer.create();
-  let batch: [string, Buffer][] = [];
-  for (const file of files) {
-    const content = fs.readFileSync(path.join(root, file));
-    batch.push([file, encodeBlobIndex(indexBlob(indexer, file, content))]);
-    if (batch.length >= 200) {
-      parentPort!.postMessage(batch);
-      batch = [];
-    }
-  }
-  parentPort!.postMessage(batch);
-  parentPort!.postMessage('done');
+  await postRowsInBatches<[string, Buffer]>((root, file) => [file, encodeBlobIndex(indexBlob(indexer, file, fs.readFileSync(path.join(root, file))))]);
 }
 
 async function indexTree(root: string, cache: string) {
-  const files = tracked(root);
-  const threads = Math.max(1, Math.min(os.cpus().length, 4));
+  const files = trackedFiles(root, '.').sort();
   const started = performance.now();
   const rows = new Map<string, Buffer>();
   let bytes = 0;
-  await Promise.all(
-    Array.from({ length: threads }, (_, thread) => {
-      const worker = new Worker(__filename, { workerData: { root, files: files.filter((_, index) => index % threads === thread) } });
-      return new Promise<void>((resolve, reject) => {
-        worker.on('message', (message: [string, Buffer][] | 'done') => {
-          if (message === 'done') {
-            worker.unref();
-            resolve();
-            return;
-          }
-          for (const [file, data] of message) {
-            const row = Buffer.from(data);
-            rows.set(file, row);
-            bytes += row.length;
-          }
-        });
-        worker.on('error', reject);
-      });
-    }),
-  );
+  const threads = await onIndexThreads<[string, Buffer]>(__filename, root, files, (batch) => {
+    for (const [file, data] of batch) {
+      const row = Buffer.from(data);
+      rows.set(file, row);
+      bytes += row.length;
+    }
+  });
   const out = fs.openSync(`${cache}.partial`, 'w');
   for (const file of [...rows.keys()].sort()) {
     const name = Buffer.from(file);
@@ -94,12 +62,6 @@ function* rowsOf(cache: string): Generator<{ path: string; index: ReturnType<typ
     at += 8 + nameLength + dataLength;
     yield { path: file, index: decodeBlobIndex(row) };
   }
-}
-
-function stats(samples: number[]) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
-  return { n: sorted.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted[sorted.length - 1] };
 }
 
 async function query(root: string, cache: string, samples: number) {
@@ -144,7 +106,7 @@ async function query(root: string, cache: string, samples: number) {
     }
     rg.push(performance.now() - started);
   }
-  return { files: graph.files.length, definitions: graph.definitionCount, buildSeconds, heapMB, firstMs, references: stats(full), findUses: stats(uses), rg: stats(rg), meanUses: found / Math.max(1, full.length), maxRssMB: maxRssMB() };
+  return { files: graph.files.length, definitions: graph.definitionCount, buildSeconds, heapMB, firstMs, references: latencyStats(full), findUses: latencyStats(uses), rg: latencyStats(rg), meanUses: found / Math.max(1, full.length), maxRssMB: maxRssMB() };
 }
 
 async function main(argv: string[]): Promise<void> {
