@@ -1,6 +1,6 @@
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type http from 'node:http';
 import { chatCompletionBody, type ChatCompletionShape } from './chat-completion';
+import { LoopbackServer, sendJson as send } from './loopback-server';
 import type { ReplayCassette } from './replay-cassette';
 
 /**
@@ -35,34 +35,27 @@ type Script =
 export class FakeChatServer {
   readonly requests: RecordedChatRequest[] = [];
   private readonly scripts: Script[] = [];
-  private readonly sockets = new Set<Socket>();
-  private readonly timers = new Set<NodeJS.Timeout>();
 
   private constructor(
-    private readonly server: http.Server,
-    readonly port: number,
+    private readonly http: LoopbackServer,
     private readonly cassette: ReplayCassette | undefined,
   ) {}
 
   /** Listens on 127.0.0.1 on a port the kernel picks. */
   static async start(options: { cassette?: ReplayCassette } = {}): Promise<FakeChatServer> {
     let self: FakeChatServer | undefined;
-    const server = http.createServer((req, res) => void self?.handle(req, res));
-    server.on('connection', (socket) => {
-      self?.sockets.add(socket);
-      socket.on('close', () => self?.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', resolve);
-    });
-    self = new FakeChatServer(server, (server.address() as AddressInfo).port, options.cassette);
+    const http = await LoopbackServer.start((req, res) => self!.handle(req, res));
+    self = new FakeChatServer(http, options.cassette);
     return self;
+  }
+
+  get port(): number {
+    return this.http.port;
   }
 
   /** The base URL to give the client: `http://127.0.0.1:<port>/v1`. */
   get baseUrl(): string {
-    return `http://127.0.0.1:${this.port}/v1`;
+    return this.http.baseUrl;
   }
 
   /** Answers with `value` serialised as the message content (a well-behaved structured answer). */
@@ -113,11 +106,8 @@ export class FakeChatServer {
     this.requests.length = 0;
   }
 
-  async close(): Promise<void> {
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  close(): Promise<void> {
+    return this.http.close();
   }
 
   private respond(status: number, body: unknown, headers: Record<string, string> = {}, delayMs = 0): this {
@@ -141,11 +131,11 @@ export class FakeChatServer {
       }
       const script = this.scripts.shift();
       if (script?.kind === 'hang') {
-        this.later(script.ms, () => req.socket.destroy());
+        this.http.later(script.ms, () => req.socket.destroy());
         return;
       }
       if (script) {
-        if (script.delayMs > 0) return this.later(script.delayMs, () => send(res, script.status, script.body, script.headers));
+        if (script.delayMs > 0) return this.http.later(script.delayMs, () => send(res, script.status, script.body, script.headers));
         return send(res, script.status, script.body, script.headers);
       }
       if (this.cassette) {
@@ -158,14 +148,6 @@ export class FakeChatServer {
       if (!res.headersSent) send(res, 400, { error: { message: `FakeChatServer: ${(error as Error).message}`, type: 'fake_server_error' } });
     }
   }
-
-  private later(ms: number, action: () => void): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      action();
-    }, ms);
-    this.timers.add(timer);
-  }
 }
 
 function readBody(req: http.IncomingMessage): Promise<string> {
@@ -175,11 +157,4 @@ function readBody(req: http.IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
-}
-
-function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.destroyed) return;
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
 }

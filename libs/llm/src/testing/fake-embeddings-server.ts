@@ -1,5 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type http from 'node:http';
+import { LoopbackServer, sendJson as send } from './loopback-server';
 
 /**
  * A real HTTP server on 127.0.0.1 speaking the OpenAI embeddings protocol (`POST /v1/embeddings`),
@@ -20,32 +20,25 @@ type Script = { kind: 'respond'; status: number; body: unknown; headers: Record<
 export class FakeEmbeddingsServer {
   readonly requests: RecordedEmbeddingsRequest[] = [];
   private readonly scripts: Script[] = [];
-  private readonly sockets = new Set<Socket>();
-  private readonly timers = new Set<NodeJS.Timeout>();
 
   private constructor(
-    private readonly server: http.Server,
-    readonly port: number,
+    private readonly http: LoopbackServer,
     readonly dimensions: number,
   ) {}
 
   static async start(options: { dimensions?: number } = {}): Promise<FakeEmbeddingsServer> {
     let self: FakeEmbeddingsServer | undefined;
-    const server = http.createServer((req, res) => void self?.handle(req, res));
-    server.on('connection', (socket) => {
-      self?.sockets.add(socket);
-      socket.on('close', () => self?.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', resolve);
-    });
-    self = new FakeEmbeddingsServer(server, (server.address() as AddressInfo).port, options.dimensions ?? 64);
+    const http = await LoopbackServer.start((req, res) => self!.handle(req, res));
+    self = new FakeEmbeddingsServer(http, options.dimensions ?? 64);
     return self;
   }
 
+  get port(): number {
+    return this.http.port;
+  }
+
   get baseUrl(): string {
-    return `http://127.0.0.1:${this.port}/v1`;
+    return this.http.baseUrl;
   }
 
   /** Texts embedded so far, over every request. */
@@ -89,10 +82,8 @@ export class FakeEmbeddingsServer {
     this.requests.length = 0;
   }
 
-  async close(): Promise<void> {
-    for (const timer of this.timers) clearTimeout(timer);
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  close(): Promise<void> {
+    return this.http.close();
   }
 
   /** The vector this server gives `text`: the same every time. */
@@ -125,24 +116,16 @@ export class FakeEmbeddingsServer {
     const script = this.scripts[0]?.kind === 'delay' ? this.scripts[0] : this.scripts.shift();
     switch (script?.kind) {
       case 'hang':
-        return this.later(script.ms, () => req.socket.destroy());
+        return this.http.later(script.ms, () => req.socket.destroy());
       case 'respond':
         return send(res, script.status, script.body, script.headers);
       case 'wrong-count':
         return send(res, 200, answer(inputs.slice(1)));
       case 'delay':
-        return this.later(script.ms, () => send(res, 200, answer(inputs)));
+        return this.http.later(script.ms, () => send(res, 200, answer(inputs)));
       default:
         return send(res, 200, answer(inputs));
     }
-  }
-
-  private later(ms: number, action: () => void): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      action();
-    }, ms);
-    this.timers.add(timer);
   }
 }
 
@@ -154,11 +137,4 @@ function bucketOf(word: string, dimensions: number): number {
   let hash = 0x811c9dc5;
   for (let index = 0; index < word.length; index++) hash = Math.imul(hash ^ word.charCodeAt(index), 0x01000193) >>> 0;
   return hash % dimensions;
-}
-
-function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.destroyed) return;
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
 }
