@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { navigationSymbolSchema } from './navigation';
 import { resolvedSourceSchema, withRepository } from './source';
 
 /*
@@ -13,16 +14,8 @@ export const TOKEN_ENCODING_NAMES = ['o200k_base', 'cl100k_base'] as const;
 const encoding = z.enum(TOKEN_ENCODING_NAMES);
 const globs = z.array(z.string().max(1000)).max(100);
 
-const definitionSchema = z.object({
-  path: z.string(),
-  name: z.string(),
-  kind: z.string(),
-  /** 1-based line of the name (what ctags reports). */
-  line: z.number().int(),
-  startLine: z.number().int(),
-  endLine: z.number().int(),
-  signature: z.string(),
-  container: z.string().optional(),
+/** A definition as navigation gives it (the line is the name's, what ctags reports), with its use count on lookups. */
+const definitionSchema = navigationSymbolSchema.extend({
   /** Uses of the name across the repository (lookups only). */
   references: z.number().int().optional(),
 });
