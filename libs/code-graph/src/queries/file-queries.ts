@@ -1,5 +1,6 @@
 import type { ImportsResult, OutlineResult } from '@quarry/contracts';
 import type { NavigationIndex } from '../navigation-index';
+import { definitionFields } from './symbol-output';
 import { fileAt } from './target';
 
 /** The files a file imports (includes, `use`s), each with the statement's line, and the imports that name nothing in the tree. */
@@ -54,16 +55,7 @@ export function outline(index: NavigationIndex, path: string): OutlineResult {
     const scope = index.names.scopeOf(file.firstDefinition + offset);
     const depth = scope === -1 ? 0 : depths[scope - file.firstDefinition] + 1;
     depths.push(depth);
-    return {
-      name: definition.name,
-      kind: definition.kind,
-      line: definition.line,
-      startLine: definition.startLine,
-      endLine: definition.endLine,
-      signature: definition.signature,
-      ...(definition.container === undefined ? {} : { container: definition.container }),
-      depth,
-    };
+    return { ...definitionFields(definition), depth };
   });
   return { path: file.path, ...(file.language === undefined ? {} : { language: file.language }), definitions };
 }

@@ -1,11 +1,16 @@
 import type { NavigationSymbol } from '@quarry/contracts';
+import type { Definition } from '@quarry/code-index';
 import type { CodeGraph } from '../graph/code-graph';
 
 /** A definition of the graph in the contracts' shape. */
 export function symbolOf(graph: CodeGraph, id: number): NavigationSymbol {
   const { file, definition } = graph.definition(id);
+  return { path: file.path, ...definitionFields(definition) };
+}
+
+/** A definition's fields as the contracts give them (no path: the caller's file says it). */
+export function definitionFields(definition: Definition): Omit<NavigationSymbol, 'path'> {
   return {
-    path: file.path,
     name: definition.name,
     kind: definition.kind,
     line: definition.line,
