@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { segmentFileBlobs, type BuiltSegment } from './segment';
+import { writeWhole } from './segment-cache';
 import type { CommitManifest, SearchIndexStore } from './store';
 
 const SEGMENT_ID = /^[0-9a-f]{40}$/;
@@ -98,18 +99,5 @@ export class FileSearchIndexStore implements SearchIndexStore {
   private remember(id: string, blobs: readonly string[]): void {
     this.known.add(id);
     for (const blob of blobs) if (!this.blobSegments.has(blob)) this.blobSegments.set(blob, id);
-  }
-}
-
-/** A file written whole or not at all: a temporary name, then a rename. */
-function writeWhole(file: string, data: Buffer): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
-  try {
-    writeFileSync(temporary, data);
-    renameSync(temporary, file);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
   }
 }

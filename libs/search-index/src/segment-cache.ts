@@ -23,16 +23,21 @@ export class SegmentCache {
     if (!existsSync(file)) {
       const data = await this.store.loadSegment(id);
       if (!data) throw new Error(`segment ${id} is missing from the store`);
-      mkdirSync(this.directory, { recursive: true });
-      const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
-      try {
-        writeFileSync(temporary, data);
-        renameSync(temporary, file);
-      } catch (error) {
-        rmSync(temporary, { force: true });
-        throw error;
-      }
+      writeWhole(file, data);
     }
     return SegmentReader.fromFile(file);
+  }
+}
+
+/** A file written whole or not at all (readers never see half a segment): a temporary name, then a rename. */
+export function writeWhole(file: string, data: Buffer): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    writeFileSync(temporary, data);
+    renameSync(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
   }
 }
