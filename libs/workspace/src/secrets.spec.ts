@@ -1,4 +1,6 @@
-import { redactSecrets, secretPathReason } from './secrets';
+import fs from 'node:fs';
+import path from 'node:path';
+import { findSecrets, redactSecrets, secretPathReason } from './secrets';
 
 /**
  * Fake credentials are assembled at run time, so that no string in this file looks like a real
@@ -88,6 +90,8 @@ describe('redactSecrets', () => {
     ['assigned-secret', '[db]\npassword = hunter2hunter2\n', 'hunter2hunter2'],
     ['assigned-secret', 'database:\n  password: Tr0ub4dor&3\n', 'Tr0ub4dor&3'],
     ['assigned-secret', 'client_secret := "abcd1234efgh"', 'abcd1234efgh'],
+    ['assigned-secret', 'HOST=db\r\nDB_PASSWORD=s3cr3tValue\r\nPORT=5432\r\n', 's3cr3tValue'],
+    ['assigned-secret', '[db]\r\npassword = hunter2hunter2 # Windows line ends\r\n', 'hunter2hunter2'],
   ])('redacts a %s', (kind, text, secret) => {
     const result = redactSecrets(text);
     expect(result.text).not.toContain(secret);
@@ -147,5 +151,65 @@ describe('redactSecrets', () => {
     const started = performance.now();
     expect(redactSecrets(text).redactions).toBe(0);
     expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('findSecrets’ prechecks', () => {
+  // The prechecks only decide where the patterns run: every finding must equal what running each
+  // pattern over the whole text finds (`exhaustive`), whatever surrounds it.
+  const secrets = [
+    `DB_PASSWORD=s3cr3tValue`,
+    `export API_TOKEN=supersecretvalue # prod`,
+    `password = hunter2hunter2`,
+    `  password: Tr0ub4dor&3`,
+    `- api_key: abcdef123456`,
+    `client_secret := "abcd1234efgh"`,
+    `{"apiKey": "k-12345-abcde"}`,
+    `token\n  = "spans-a-line"`,
+    `aws_secret_access_key = ${'A'.repeat(20)}${'b'.repeat(20)}`,
+    `AKIA${'ABCDEFGHIJKLMNOP'}`,
+    `ghp_${'a1'.repeat(18)}`,
+    `xoxb-1234567890-abcdef`,
+    `AIza${'x'.repeat(35)}`,
+    `sk-${'a1b2'.repeat(6)}`,
+    `eyJ${'a'.repeat(10)}.eyJ${'b'.repeat(10)}.${'c'.repeat(20)}`,
+    // RE2's (?i) folds the long s and the Kelvin sign to ASCII letters: so must the prechecks.
+    `PAſSWORD=longsvalue1`,
+    `api_\u212Aey: kelvinvalue1`,
+  ];
+  // The first four keep the secret on a line of its own, where every pattern applies.
+  const surroundings = [
+    (s: string) => s,
+    (s: string) => `int f(void)\n{\n\tkey = lookup(x);\n\t${s}\n\treturn token = next();\n}\n`,
+    (s: string) => `first line\r\n${s}\r\nlast line`,
+    (s: string) => `${s}\n${s}`,
+    (s: string) => `key = a; ${s}`,
+    (s: string) => `no newline at the end: ${s}`,
+    (s: string) => `${s} password = another1 key=value12`,
+  ];
+  it.each(secrets)('finds the same as the exhaustive scan around %j', (secret) => {
+    for (const [index, surround] of surroundings.entries()) {
+      const text = surround(secret);
+      const exhaustive = findSecrets(text, { exhaustive: true });
+      if (index < 4) expect(exhaustive.length).toBeGreaterThan(0);
+      expect(findSecrets(text)).toEqual(exhaustive);
+    }
+  });
+
+  it('finds the same as the exhaustive scan in this repository’s sources', () => {
+    const root = path.resolve(__dirname, '..', '..', '..');
+    const files = ['libs/workspace/src', 'libs/fetch/src', 'libs/code-index/src/tokens', 'docs'].flatMap((dir) =>
+      fs.readdirSync(path.join(root, dir)).filter((name) => /\.(ts|md)$/.test(name)).map((name) => path.join(root, dir, name)),
+    );
+    expect(files.length).toBeGreaterThan(20);
+    let found = 0;
+    for (const file of files) {
+      const text = fs.readFileSync(file, 'utf8');
+      const fast = findSecrets(text);
+      expect(fast).toEqual(findSecrets(text, { exhaustive: true }));
+      found += fast.length;
+    }
+    // This spec file itself holds fake credentials.
+    expect(found).toBeGreaterThanOrEqual(10);
   });
 });

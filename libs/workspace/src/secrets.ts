@@ -81,8 +81,15 @@ export interface Redaction {
  * A credential format: a linear-time pattern (RE2), and which part of a match is the secret.
  * `valueGroups` names the capture groups that hold the value (the first one that matched wins);
  * without it the whole match is the secret. `accept` rejects lookalikes the pattern cannot.
- * `literals` (lower case): the pattern only runs on text containing one of them, which spares
- * most files most patterns.
+ *
+ * `precheck` is what every match must contain, as a JavaScript regular expression: V8 finds a
+ * literal-led pattern at memory speed, while RE2 walks every byte of every file through its
+ * automaton (from node-re2, a copy of the text in UTF-8 too). The pattern runs only where the
+ * precheck matches: on the whole text, or, for a pattern whose matches never leave their line
+ * (`lineScoped`), on each line the precheck matches in, which spares the many lines of code where
+ * `key = …` is no credential. A precheck must be a necessary condition of a match, and linear (no
+ * nested or overlapping quantifiers); `findSecrets(text, { exhaustive: true })` runs every
+ * pattern on the whole text, the reference the spec compares with.
  *
  * Quantifiers are unbounded on purpose: a counted one such as `{4,500}` multiplies RE2's automaton
  * states until it falls back to its slow engine (measured: 20 ms → 400 ms on 1 MiB of code).
@@ -90,14 +97,19 @@ export interface Redaction {
 interface SecretPattern {
   kind: string;
   regex: RE2;
-  literals: readonly string[];
+  precheck: RegExp;
+  lineScoped?: boolean;
   valueGroups?: readonly number[];
   accept?: (value: string) => boolean;
 }
 
 /** Key names whose assigned value is a secret: `DB_PASSWORD=…`, `"apiKey": "…"`, `client_secret: …`. */
 const SECRET_KEY_NAME = String.raw`[A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key)`;
-const SECRET_KEY_LITERALS = ['pass', 'secret', 'token', 'key'];
+/**
+ * How every SECRET_KEY_NAME ends, for prechecks: `u` so that case folds as RE2's `(?i)` does
+ * (`ſ` is an `s`, the Kelvin sign a `k`).
+ */
+const KEY_WORD = String.raw`(?:passw(?:or)?d|secret|token|key)`;
 /** Values that name where a secret comes from rather than being one. */
 const REFERENCE = /^(?:\$|\{|<|%|process\.env|os\.environ|env\(|getenv|(?:true|false|null|none|undefined)$)/i;
 /** A bare identifier or member access (`keyword`, `self.token`): code, not a credential. */
@@ -107,33 +119,33 @@ const acceptQuoted = (value: string) => !REFERENCE.test(value) && !value.startsW
 const acceptBare = (value: string) => acceptQuoted(value) && !IDENTIFIER_WITHOUT_DIGITS.test(value) && !value.includes('(');
 
 const SECRET_PATTERNS: readonly SecretPattern[] = [
-  { kind: 'aws-access-key-id', regex: new RE2(String.raw`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`, 'g'), literals: ['akia', 'asia', 'abia', 'acca'] },
+  { kind: 'aws-access-key-id', regex: new RE2(String.raw`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`, 'g'), precheck: /(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}/ },
   {
     kind: 'aws-secret-key',
     regex: new RE2(String.raw`(?i)aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`, 'g'),
-    literals: ['aws'],
+    precheck: /aws_?secret_?(?:access_?)?key/iu,
     valueGroups: [1],
   },
   {
     kind: 'github-token',
     regex: new RE2(String.raw`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`, 'g'),
-    literals: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'],
+    precheck: /gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22}/,
   },
-  { kind: 'slack-token', regex: new RE2(String.raw`\bxox[abprse]-[A-Za-z0-9-]{10,}`, 'g'), literals: ['xox'] },
-  { kind: 'google-api-key', regex: new RE2(String.raw`\bAIza[0-9A-Za-z_-]{35}\b`, 'g'), literals: ['aiza'] },
+  { kind: 'slack-token', regex: new RE2(String.raw`\bxox[abprse]-[A-Za-z0-9-]{10,}`, 'g'), precheck: /xox[abprse]-[A-Za-z0-9-]{10}/ },
+  { kind: 'google-api-key', regex: new RE2(String.raw`\bAIza[0-9A-Za-z_-]{35}\b`, 'g'), precheck: /AIza[0-9A-Za-z_-]{35}/ },
   {
     kind: 'api-key',
     regex: new RE2(String.raw`\bsk-[A-Za-z0-9_-]{20,}`, 'g'),
-    literals: ['sk-'],
+    precheck: /sk-[A-Za-z0-9_-]{20}/,
     // Real keys are random; a kebab-case word such as `sk-some-long-component-name` has no digit.
     accept: (value) => /\d/.test(value) && /[A-Za-z]/.test(value),
   },
-  { kind: 'jwt', regex: new RE2(String.raw`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}`, 'g'), literals: ['eyj'] },
+  { kind: 'jwt', regex: new RE2(String.raw`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}`, 'g'), precheck: /eyJ[A-Za-z0-9_-]{8}/ },
   {
     // A quoted value after `=`, `:=` or `:`, anywhere: code, JSON, YAML, TOML.
     kind: 'assigned-secret',
     regex: new RE2(String.raw`(?i)\b${SECRET_KEY_NAME}["']?\s*(?:=|:=|:)\s*(?:"([^"\r\n]{4,})"|'([^'\r\n]{4,})')`, 'g'),
-    literals: SECRET_KEY_LITERALS,
+    precheck: new RegExp(String.raw`${KEY_WORD}["']?\s*(?::=|=|:)\s*["']`, 'iu'),
     valueGroups: [1, 2],
     accept: acceptQuoted,
   },
@@ -141,8 +153,9 @@ const SECRET_PATTERNS: readonly SecretPattern[] = [
     // A bare value filling the rest of an env line (`DB_PASSWORD=s3cret`, no spaces around `=`).
     // Only whole lines: in code, `token = nextToken()` is no secret.
     kind: 'assigned-secret',
-    regex: new RE2(String.raw`(?im)^[ \t]*(?:export[ \t]+)?${SECRET_KEY_NAME}=([^\s"'#;,{\[][^\s#;,]{5,})[ \t]*(?:#.*)?$`, 'g'),
-    literals: SECRET_KEY_LITERALS,
+    regex: new RE2(String.raw`(?im)^[ \t]*(?:export[ \t]+)?${SECRET_KEY_NAME}=([^\s"'#;,{\[][^\s#;,]{5,})[ \t]*(?:#[^\r\n]*)?\r?$`, 'g'),
+    precheck: new RegExp(String.raw`${KEY_WORD}=[^\s"'#;,{\[]`, 'giu'),
+    lineScoped: true,
     valueGroups: [1],
     accept: (value) => acceptQuoted(value) && !value.includes('('),
   },
@@ -150,8 +163,9 @@ const SECRET_PATTERNS: readonly SecretPattern[] = [
     // The same with spaces around `=` (INI) or after `:` (YAML). Code looks like this too
     // (`token = keyword`, `password: string`), so a value that reads as an identifier is left alone.
     kind: 'assigned-secret',
-    regex: new RE2(String.raw`(?im)^[ \t-]*${SECRET_KEY_NAME}(?:[ \t]+=|=[ \t]+|:)[ \t]+([^\s"'#;,{\[][^\s#;,]{5,})[ \t]*(?:#.*)?$`, 'g'),
-    literals: SECRET_KEY_LITERALS,
+    regex: new RE2(String.raw`(?im)^[ \t-]*${SECRET_KEY_NAME}(?:[ \t]+=|=[ \t]+|:)[ \t]+([^\s"'#;,{\[][^\s#;,]{5,})[ \t]*(?:#[^\r\n]*)?\r?$`, 'g'),
+    precheck: new RegExp(String.raw`${KEY_WORD}(?:[ \t]+=[ \t]|=[ \t]|:[ \t])`, 'giu'),
+    lineScoped: true,
     valueGroups: [1],
     accept: acceptBare,
   },
@@ -173,10 +187,13 @@ export interface SecretFinding {
  * api-key names. Every pattern is RE2 (linear, whatever the text); overlapping detections are
  * merged into the first (longest at a start), so the findings are sorted and disjoint.
  */
-export function findSecrets(text: string): SecretFinding[] {
-  const lower = text.toLowerCase();
-  const applicable = SECRET_PATTERNS.filter((pattern) => pattern.literals.some((literal) => lower.includes(literal)));
-  const findings = [...privateKeyBlocks(text), ...applicable.flatMap((pattern) => findAll(pattern, text))];
+export function findSecrets(text: string, options: { exhaustive?: boolean } = {}): SecretFinding[] {
+  const findings = privateKeyBlocks(text);
+  for (const pattern of SECRET_PATTERNS) {
+    if (options.exhaustive === true) findAll(pattern, text, 0, text.length, findings);
+    else if (pattern.lineScoped === true) findInMatchingLines(pattern, text, findings);
+    else if (pattern.precheck.test(text)) findAll(pattern, text, 0, text.length, findings);
+  }
   if (findings.length === 0) return findings;
   findings.sort((a, b) => a.start - b.start || b.end - a.end);
   const disjoint: SecretFinding[] = [];
@@ -215,26 +232,40 @@ export function applySecretRedactions(text: string, findings: readonly SecretFin
   return { text: output + text.slice(cursor), redactions: offsets.length, kinds, offsets };
 }
 
-function findAll(pattern: SecretPattern, text: string): SecretFinding[] {
-  const findings: SecretFinding[] = [];
+/** The pattern's matches in text[start, end) (a line, or the whole text), appended to `findings`. */
+function findAll(pattern: SecretPattern, text: string, start: number, end: number, findings: SecretFinding[]): void {
+  const scope = start === 0 && end === text.length ? text : text.slice(start, end);
   pattern.regex.lastIndex = 0;
-  for (let match = pattern.regex.exec(text); match !== null; match = pattern.regex.exec(text)) {
-    const finding = locate(pattern, match);
+  for (let match = pattern.regex.exec(scope); match !== null; match = pattern.regex.exec(scope)) {
+    const finding = locate(pattern, match, start);
     if (finding !== undefined && (pattern.accept === undefined || pattern.accept(text.slice(finding.start, finding.end)))) findings.push(finding);
     if (match[0].length === 0) pattern.regex.lastIndex++;
   }
-  return findings;
+}
+
+/** A line-scoped pattern, run on each line its precheck matches in (a line ends before its `\n`, as RE2's `$` does). */
+function findInMatchingLines(pattern: SecretPattern, text: string, findings: SecretFinding[]): void {
+  const precheck = pattern.precheck;
+  precheck.lastIndex = 0;
+  for (let hit = precheck.exec(text); hit !== null; hit = precheck.exec(text)) {
+    const lineStart = text.lastIndexOf('\n', hit.index) + 1;
+    const newline = text.indexOf('\n', hit.index);
+    const lineEnd = newline === -1 ? text.length : newline;
+    findAll(pattern, text, lineStart, lineEnd, findings);
+    precheck.lastIndex = lineEnd;
+  }
 }
 
 /** The secret's span: the whole match, or the value group, found from the end of the match it closes. */
-function locate(pattern: SecretPattern, match: RegExpExecArray): SecretFinding | undefined {
-  if (pattern.valueGroups === undefined) return { start: match.index, end: match.index + match[0].length, kind: pattern.kind };
+function locate(pattern: SecretPattern, match: RegExpExecArray, offset: number): SecretFinding | undefined {
+  const index = offset + match.index;
+  if (pattern.valueGroups === undefined) return { start: index, end: index + match[0].length, kind: pattern.kind };
   const group = pattern.valueGroups.find((index) => match[index] !== undefined);
   if (group === undefined) return undefined;
   const value = match[group];
   // Each value group is the last thing its alternative captures, followed by at most a quote or
   // one terminating character, so searching backwards from the match end finds it.
-  const start = match.index + match[0].lastIndexOf(value);
+  const start = index + match[0].lastIndexOf(value);
   return { start, end: start + value.length, kind: pattern.kind };
 }
 

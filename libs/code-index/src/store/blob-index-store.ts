@@ -21,23 +21,24 @@ export interface BlobIndexKey {
  * rows of an older indexer are never read again and each blob is indexed once more by the next
  * scan (2: occurrences, imports and packages for navigation; 3: bindings, receiver expressions and
  * returned names in the occurrences, for inferring what a member is reached through; 4: retrieval's
- * chunk row, `BlobIndex.chunks`, so a context query on an indexed commit reads no file).
+ * chunk row, `BlobIndex.chunks`, so a context query on an indexed commit reads no file; 5: the
+ * credentials of env and INI lines that end in `\r\n`, which the line patterns had missed).
  */
-export const BLOB_INDEX_VERSION = 4;
+export const BLOB_INDEX_VERSION = 5;
 
 /**
  * Changes of one language's extraction since `BLOB_INDEX_VERSION` was last bumped: only that
  * language's rows are keyed anew (`C@3.1`), the others' stay valid. C 1: function bodies and
  * top-level initializers are lexed, not parsed (symbols/c-bodies.ts), which drops the bogus
  * definitions tree-sitter made of macro loops inside bodies (`for_each_cpu(i) {`) and fixes
- * extents it lost there. (Kept through version 4: it is the mechanism's one user, and `C@4.1`
- * names version-4 rows as well as `C@4` would.)
+ * extents it lost there. (Kept through versions 4 and 5: it is the mechanism's one user, and `C@5.1`
+ * names version-5 rows as well as `C@5` would.)
  */
 export const LANGUAGE_INDEX_REVISIONS: Readonly<Record<string, number>> = { C: 1 };
 
 /**
  * How a path is read by the indexer: Quarry's language name, `TypeScript/tsx` for TSX files,
- * with the indexer's version (`TypeScript@4`; `C@4.1` with a revision of its language).
+ * with the indexer's version (`TypeScript@5`; `C@5.1` with a revision of its language).
  */
 export function indexVariant(path: string): string {
   const language = languageOf(path);
