@@ -207,7 +207,10 @@ export class SymbolExtractor {
     try {
       // Returning true from the progress callback cancels the parse (web-tree-sitter ≥ 0.25).
       const progressCallback = (() => performance.now() > deadline) as () => void;
-      const tree = grammar.parser.parse(text, null, includedRanges === undefined ? { progressCallback } : { progressCallback, includedRanges });
+      const tree =
+        includedRanges === undefined
+          ? grammar.parser.parse(text, null, { progressCallback })
+          : grammar.parser.parse(rangedInput(text, includedRanges), null, { progressCallback, includedRanges });
       if (tree === null) return { warning: { kind: 'grammar_failed', message: `${path}: parsing took longer than ${this.parseTimeoutMs} ms, symbols not extracted` } };
       return { tree };
     } catch (error) {
@@ -312,6 +315,24 @@ function regionsNearErrors(tree: Tree, { regions, heads }: CBodies, text: string
     for (let index = low; index < count && heads[index] < endIndex; index++) if (lost[lost.length - 1] !== index) lost.push(index);
   }
   return [...new Set(lost)].sort((a, b) => a - b);
+}
+
+/**
+ * The text as tree-sitter reads it when it parses only some ranges: from where it asks, to the end
+ * of the range it asks in. Given the whole string, web-tree-sitter copies the next ~5,000
+ * characters into the WebAssembly heap, one at a time, at every range it jumps to, though it reads
+ * only to the range's end (with C bodies left out, most ranges are a function's head). Offsets
+ * only grow but for the grammar's occasional step back, so the range is found from the last one.
+ */
+function rangedInput(text: string, ranges: readonly Range[]): (index: number) => string {
+  let at = 0;
+  return (index) => {
+    if (at >= ranges.length || ranges[at].startIndex > index) at = 0;
+    while (at < ranges.length && ranges[at].endIndex <= index) at++;
+    // Past the last range, or between two (never asked in practice): what the whole string would give.
+    if (at === ranges.length || ranges[at].startIndex > index) return text.slice(index);
+    return text.slice(index, ranges[at].endIndex);
+  };
 }
 
 function newParser(language: Language): Parser {
