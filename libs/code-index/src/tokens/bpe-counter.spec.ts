@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BpeCounter, BpeEncodingName, cl100kPieceEnd, o200kPieceEnd } from './bpe-counter';
+import { BpeCounter, BpeEncodingName, cl100kPieceEnd, o200kPieceEnd, readSavedVocabulary, saveVocabulary, savedVocabularyFile } from './bpe-counter';
 
 /**
  * Our counter must give exactly gpt-tokenizer's counts (the reference: what Repomix calls), on
@@ -233,4 +233,35 @@ describe('our BPE counter equals gpt-tokenizer', () => {
     expect(result.differences).toEqual([]);
     expect(result.ours).toBe(result.theirs);
   }, 600_000);
+});
+
+describe('the tables `npm run build` saves', () => {
+  it.each(ENCODINGS)('read back, count as the tables built from the rank list (%s)', (encoding) => {
+    const saved = saveVocabulary(encoding);
+    const tables = readSavedVocabulary(saved, encoding);
+    expect(tables).toBeDefined();
+    const fromSaved = new BpeCounter(encoding, tables);
+    const texts = [...fuzzTexts(500, 7), ...longPieces()].map((entry) => entry.text);
+    texts.push(fs.readFileSync(__filename, 'utf8'));
+    for (const text of texts) expect(fromSaved.count(text)).toBe(references[encoding].countTokens(text, ORDINARY));
+  });
+
+  it('are not read when built from other rank data, or damaged', () => {
+    const saved = saveVocabulary('cl100k_base');
+    // The header names the encoding and gpt-tokenizer's version it was built from.
+    expect(readSavedVocabulary(saved, 'o200k_base')).toBeUndefined();
+    const headerLength = saved.readUInt32LE(0);
+    const stale = Buffer.from(saved);
+    stale.write(stale.toString('utf8', 8, 8 + headerLength).replace(/gpt-tokenizer \d/, 'gpt-tokenizer 0'), 8);
+    expect(readSavedVocabulary(stale, 'cl100k_base')).toBeUndefined();
+    expect(readSavedVocabulary(saved.subarray(0, 100), 'cl100k_base')).toBeUndefined();
+    expect(readSavedVocabulary(Buffer.alloc(0), 'cl100k_base')).toBeUndefined();
+  });
+
+  it('are where the build writes them, beside the compiled module, and the build’s are current', () => {
+    expect(savedVocabularyFile('o200k_base')).toBe(path.join(__dirname, 'o200k_base.tables'));
+    // `npm test` builds first: the compiled counter must find tables it can read.
+    const built = path.resolve(__dirname, '../../../../dist/libs/code-index/src/tokens/o200k_base.tables');
+    if (fs.existsSync(built)) expect(readSavedVocabulary(fs.readFileSync(built), 'o200k_base')).toBeDefined();
+  });
 });

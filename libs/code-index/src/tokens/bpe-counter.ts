@@ -22,6 +22,9 @@
  * never looked up whole (no count depends on that with these vocabularies, but it is what it does).
  */
 
+import fs from 'node:fs';
+import path from 'node:path';
+
 export type BpeEncodingName = 'o200k_base' | 'cl100k_base';
 
 // ---------------------------------------------------------------------------------------------
@@ -377,8 +380,11 @@ class PackedTable {
   readonly mask: number;
   size = 0;
 
-  constructor(readonly capacity: number) {
-    this.slots = new Int32Array(3 * capacity);
+  constructor(
+    readonly capacity: number,
+    slots?: Int32Array,
+  ) {
+    this.slots = slots ?? new Int32Array(3 * capacity);
     this.mask = capacity - 1;
   }
 
@@ -458,23 +464,26 @@ function hashBytes(bytes: Uint8Array, start: number, end: number): number {
  * With `limit`, a bounded cache: emptied whole when its entries or pool are full.
  */
 class PooledTable {
-  private readonly slots: Int32Array;
+  readonly slots: Int32Array;
   private readonly mask: number;
-  private pool: Uint8Array;
-  private offsets: Int32Array;
-  private values: Int32Array;
-  private size = 0;
+  readonly pool: Uint8Array;
+  readonly offsets: Int32Array;
+  readonly values: Int32Array;
+  size = 0;
 
   constructor(
-    private readonly capacity: number,
+    readonly capacity: number,
     poolBytes: number,
     private readonly bounded: boolean,
+    /** Arrays of a table saved before (`saveVocabulary`), in place of empty ones. */
+    saved?: { slots: Int32Array; pool: Uint8Array; offsets: Int32Array; values: Int32Array; size: number },
   ) {
-    this.slots = new Int32Array(2 * capacity);
+    this.slots = saved?.slots ?? new Int32Array(2 * capacity);
     this.mask = capacity - 1;
-    this.pool = new Uint8Array(poolBytes);
-    this.offsets = new Int32Array(capacity / 2 + 1);
-    this.values = new Int32Array(capacity / 2);
+    this.pool = saved?.pool ?? new Uint8Array(poolBytes);
+    this.offsets = saved?.offsets ?? new Int32Array(capacity / 2 + 1);
+    this.values = saved?.values ?? new Int32Array(capacity / 2);
+    this.size = saved?.size ?? 0;
   }
 
   get(bytes: Uint8Array, start: number, end: number, h: number): number {
@@ -637,7 +646,7 @@ function packHigh(bytes: Uint8Array, start: number, end: number): number {
 /** No such token: a pair that never merges. */
 const INFINITE_RANK = 0x7fffffff;
 
-interface Vocabulary {
+export interface Vocabulary {
   short: PackedTable;
   long: PooledTable;
   /** The rank of each two-byte sequence (INFINITE_RANK if none): a merge's first lookups. */
@@ -647,15 +656,108 @@ interface Vocabulary {
 
 const vocabularies = new Map<BpeEncodingName, Vocabulary>();
 
+/** Bumped when the tables' layout changes: saved tables of another layout are not read. */
+const SAVED_LAYOUT = 1;
+
+/** Where `npm run build` saves an encoding's tables: beside this module, in dist only. */
+export function savedVocabularyFile(encoding: BpeEncodingName): string {
+  return path.join(__dirname, `${encoding}.tables`);
+}
+
+/** What saved tables must have been built from: the layout, and the rank data's package version. */
+function vocabularySource(encoding: BpeEncodingName): string {
+  const { version } = JSON.parse(fs.readFileSync(require.resolve('gpt-tokenizer/package.json'), 'utf8')) as { version: string };
+  return `${encoding} layout ${SAVED_LAYOUT} gpt-tokenizer ${version}`;
+}
+
+/**
+ * An encoding's tables as bytes: a JSON header (source, sizes, where each array starts), then the
+ * arrays, each 8-byte aligned. Building them from gpt-tokenizer's rank list costs ~0.3 s of CPU in
+ * every process and shard thread (the list is a 200,000-entry JavaScript module to load, then
+ * every token is encoded and hashed); reading them back, a few milliseconds.
+ */
+export function saveVocabulary(encoding: BpeEncodingName): Buffer {
+  const { short, long, pairs, maxLength } = buildVocabulary(encoding);
+  const arrays = { short: short.slots, longSlots: long.slots, longPool: long.pool, longOffsets: long.offsets, longValues: long.values, pairs };
+  const layout: Record<string, [offset: number, length: number]> = {};
+  let offset = 0;
+  for (const [name, array] of Object.entries(arrays)) {
+    layout[name] = [offset, array.length];
+    offset += Math.ceil(array.byteLength / 8) * 8;
+  }
+  const header = Buffer.from(
+    JSON.stringify({ source: vocabularySource(encoding), shortCapacity: short.capacity, shortSize: short.size, longCapacity: long.capacity, longSize: long.size, maxLength, layout }),
+  );
+  const headerBytes = 8 + Math.ceil(header.length / 8) * 8;
+  const bytes = Buffer.alloc(headerBytes + offset);
+  bytes.writeUInt32LE(header.length, 0);
+  header.copy(bytes, 8);
+  for (const [name, array] of Object.entries(arrays)) bytes.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), headerBytes + layout[name][0]);
+  return bytes;
+}
+
+/** Tables `npm run build` saved, or undefined when there are none or they were built from other data. */
+function loadSavedVocabulary(encoding: BpeEncodingName): Vocabulary | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(savedVocabularyFile(encoding));
+  } catch {
+    return undefined;
+  }
+  return readSavedVocabulary(bytes, encoding);
+}
+
+/** Tables from `saveVocabulary`'s bytes; undefined when they were built from other data or are damaged. */
+export function readSavedVocabulary(bytes: Buffer, encoding: BpeEncodingName): Vocabulary | undefined {
+  try {
+    const headerLength = bytes.readUInt32LE(0);
+    const header = JSON.parse(bytes.toString('utf8', 8, 8 + headerLength)) as {
+      source: string;
+      shortCapacity: number;
+      shortSize: number;
+      longCapacity: number;
+      longSize: number;
+      maxLength: number;
+      layout: Record<string, [number, number]>;
+    };
+    if (header.source !== vocabularySource(encoding)) return undefined;
+    // One copy into memory of our own: aligned for the typed arrays, and not a view of a pooled buffer.
+    const base = 8 + Math.ceil(headerLength / 8) * 8;
+    const data = new Uint8Array(bytes.length - base);
+    data.set(bytes.subarray(base));
+    const int32 = (name: string) => new Int32Array(data.buffer, header.layout[name][0], header.layout[name][1]);
+    const short = new PackedTable(header.shortCapacity, int32('short'));
+    short.size = header.shortSize;
+    const long = new PooledTable(header.longCapacity, 0, false, {
+      slots: int32('longSlots'),
+      pool: new Uint8Array(data.buffer, header.layout.longPool[0], header.layout.longPool[1]),
+      offsets: int32('longOffsets'),
+      values: int32('longValues'),
+      size: header.longSize,
+    });
+    return { short, long, pairs: int32('pairs'), maxLength: header.maxLength };
+  } catch {
+    return undefined; // a damaged file: build the tables instead
+  }
+}
+
+/** The encoding's tables: saved ones when `npm run build` wrote them for this rank data, else built. */
+function vocabulary(encoding: BpeEncodingName): Vocabulary {
+  let loaded = vocabularies.get(encoding);
+  if (loaded === undefined) {
+    loaded = loadSavedVocabulary(encoding) ?? buildVocabulary(encoding);
+    vocabularies.set(encoding, loaded);
+  }
+  return loaded;
+}
+
 /**
  * The vocabulary as gpt-tokenizer finds it. Its rank list holds strings (valid UTF-8 tokens) and
  * byte arrays (the rest); it looks a byte range up by decoding it when it is valid UTF-8, so a
  * byte array that is valid UTF-8 (the BOM-prefixed tokens) is never found. Those are left out.
- * Loaded once per process and encoding (~0.3 s; ~14 MB of tables besides the parsed rank list).
+ * ~0.3 s, and ~14 MB of tables besides the parsed rank list.
  */
-function vocabulary(encoding: BpeEncodingName): Vocabulary {
-  const loaded = vocabularies.get(encoding);
-  if (loaded !== undefined) return loaded;
+function buildVocabulary(encoding: BpeEncodingName): Vocabulary {
   const data = (
     encoding === 'o200k_base'
       ? // Literal requires, one per encoding, so bundlers and `npm ls` see exactly what is used.
@@ -687,9 +789,7 @@ function vocabulary(encoding: BpeEncodingName): Vocabulary {
     if (n <= PACKED) short.set(packLow(bytes, 0, n), packHigh(bytes, 0, n), n, rank);
     else long.set(bytes, 0, n, hashBytes(bytes, 0, n), rank);
   });
-  const result = { short, long, pairs, maxLength };
-  vocabularies.set(encoding, result);
-  return result;
+  return { short, long, pairs, maxLength };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -756,8 +856,12 @@ export class BpeCounter {
   private starts = new Int32Array(1024);
   private pairRanks = new Int32Array(1024);
 
-  constructor(readonly encoding: BpeEncodingName) {
-    const { short, long, pairs, maxLength } = vocabulary(encoding);
+  /** `tables`: for tests; by default the process's own, loaded once. */
+  constructor(
+    readonly encoding: BpeEncodingName,
+    tables: Vocabulary = vocabulary(encoding),
+  ) {
+    const { short, long, pairs, maxLength } = tables;
     this.pairs = pairs;
     this.short = short;
     this.long = long;
