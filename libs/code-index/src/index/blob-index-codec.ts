@@ -1,5 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { QuarryError } from '@quarry/contracts';
+import { QuarryError } from '@quarry/contracts/errors';
 import type { ImportEntry } from '../symbols/imports';
 import { SYMBOL_KINDS, SymbolKind } from '../symbols/symbol-types';
 import { isTokenEncoding } from '../tokens/token-counter';
