@@ -132,10 +132,12 @@ function parseReference(entry: string): [string, number] {
 
 /**
  * The compact form, gzipped: what a `bytea` column holds. Names and signatures repeat a lot, so
- * this is ~4× smaller than the JSON, and (de)compressing costs far less than indexing did.
+ * this is ~4× smaller than the JSON, and (de)compressing costs far less than indexing did. Level 4:
+ * on Linux's rows it takes 31% less time than the default 6 for 2.6% more bytes (level 1: 46% less
+ * for 10% more).
  */
 export function encodeBlobIndex(index: BlobIndex): Buffer {
-  return gzipSync(JSON.stringify(toCompactBlobIndex(index)), { level: 6 });
+  return gzipSync(JSON.stringify(toCompactBlobIndex(index)), { level: 4 });
 }
 
 export function decodeBlobIndex(bytes: Uint8Array): BlobIndex {
