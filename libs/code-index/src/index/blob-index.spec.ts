@@ -59,6 +59,16 @@ describe('BlobIndexer', () => {
     expect(indexer.index({ path: 'a.txt', content: latin1 })).toMatchObject({ binary: false, lines: 1 });
   });
 
+  it('counts lines as editors do, parsed or not: a last line without a newline counts, an empty text has none', () => {
+    for (const [path, language] of [
+      ['a.c', 'C'],
+      ['a.txt', undefined],
+    ] as const) {
+      const lines = (content: string) => indexer.index({ path, language, content }).lines;
+      expect([path, lines(''), lines('\n'), lines('int x;'), lines('int x;\n'), lines('int x;\n\nint y;'), lines('int x;\r\nint y;\r\n')]).toEqual([path, 0, 1, 1, 1, 3, 2]);
+    }
+  });
+
   it('gives unknown languages tokens but no symbols, never an error', () => {
     const index = indexer.index({ path: 'notes.xyz', language: 'Other', content: 'def f(): pass\n' });
     expect(index).toMatchObject({ symbols: 'unsupported', definitions: [], references: [], warnings: [] });

@@ -113,7 +113,7 @@ export class BlobIndexer {
       encoding: this.encoding,
       tokens: this.countTokens(text),
       bytes,
-      lines: countLines(text),
+      lines: symbols.lineStarts.length > 0 ? linesFromStarts(text, symbols.lineStarts) : countLines(text),
       binary: false,
       language: input.language,
       symbols: symbols.status,
@@ -147,6 +147,13 @@ function countLines(text: string): number {
   let lines = 0;
   for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) lines++;
   return text.endsWith('\n') ? lines : lines + 1;
+}
+
+/** The same count from the line starts the extractor found (every newline's), without reading the text again. */
+function linesFromStarts(text: string, lineStarts: readonly number[]): number {
+  if (text.length === 0) return 0;
+  const newlines = lineStarts.length - 1;
+  return text.charCodeAt(text.length - 1) === 10 ? newlines : newlines + 1;
 }
 
 function secretsOf(text: string): BlobSecret[] {
