@@ -122,6 +122,7 @@ export function packOccurrences(raw: RawOccurrences, sortedNames: readonly strin
   const rank = new Map<string, number>();
   sortedNames.forEach((name, index) => rank.set(name, index));
   const nameRank = raw.names.map((name) => rank.get(name) ?? -1);
+  const rankOf = (id: number) => (id === NO_RECEIVER ? -1 : nameRank[id]);
   // Entries of each name in document order.
   const byName: number[][] = sortedNames.map(() => []);
   for (let at = 0; at < raw.data.length; at += FIELDS) {
@@ -139,7 +140,6 @@ export function packOccurrences(raw: RawOccurrences, sortedNames: readonly strin
       const column = raw.data[at + 2];
       const flags = raw.data[at + 3];
       const receiver = raw.data[at + 4];
-      const rankOf = (id: number) => (id === NO_RECEIVER ? -1 : nameRank[id]);
       ordinal = line === previousLine ? ordinal + 1 : 0;
       let entry = String(line - previousLine);
       if (flags & OCCURRENCE_CALL) entry += 'c';
