@@ -7,6 +7,9 @@ import { C_IMPORTS, GO_IMPORTS, ImportRule, JAVA_IMPORTS, JS_IMPORTS, PYTHON_IMP
  * What a definition looks like in one grammar: the node type that defines it, where its name and
  * body are, and when it counts. The tables are data: supporting a construct is one row.
  */
+/** A definition with no body (`body: NO_BODY`): its signature is the line of its name. */
+export const NO_BODY = (): null => null;
+
 export interface DefinitionRule {
   /** The kind, or a function of the node when one node type defines several kinds (Go `type_spec`). */
   kind: SymbolKind | 'impl' | ((node: Node) => SymbolKind | undefined);
@@ -154,9 +157,9 @@ const C_FAMILY: Record<string, DefinitionRule> = {
   struct_specifier: withBody('struct'),
   union_specifier: withBody('union'),
   enum_specifier: withBody('enum'),
-  type_definition: { kind: 'type', name: declaratorName, body: () => null },
-  preproc_def: { kind: 'macro', body: () => null },
-  preproc_function_def: { kind: 'macro', body: () => null },
+  type_definition: { kind: 'type', name: declaratorName, body: NO_BODY },
+  preproc_def: { kind: 'macro', body: NO_BODY },
+  preproc_function_def: { kind: 'macro', body: NO_BODY },
 };
 
 const C: LanguageSpec = {
@@ -176,7 +179,7 @@ const CPP: LanguageSpec = {
     ...C_FAMILY,
     class_specifier: withBody('class'),
     namespace_definition: { kind: (node) => (node.childForFieldName('name') === null ? undefined : 'namespace') },
-    alias_declaration: { kind: 'type', body: () => null },
+    alias_declaration: { kind: 'type', body: NO_BODY },
   },
   identifiers: ['identifier', 'type_identifier', 'field_identifier', 'namespace_identifier'],
   elidedBody: '{ … }',
@@ -220,7 +223,7 @@ const TS_DEFINITIONS: Record<string, DefinitionRule> = {
   ...JS_DEFINITIONS,
   abstract_class_declaration: { kind: 'class' },
   interface_declaration: { kind: 'interface' },
-  type_alias_declaration: { kind: 'type', body: () => null },
+  type_alias_declaration: { kind: 'type', body: NO_BODY },
   enum_declaration: { kind: 'enum' },
   internal_module: { kind: 'namespace' },
   module: { kind: (node) => (node.childForFieldName('name')?.type === 'identifier' ? 'namespace' : undefined) },
@@ -299,7 +302,7 @@ const PYTHON: LanguageSpec = {
   definitions: {
     function_definition: { kind: 'function' },
     class_definition: { kind: 'class' },
-    assignment: { kind: pythonConstant, name: field('left'), body: () => null },
+    assignment: { kind: pythonConstant, name: field('left'), body: NO_BODY },
   },
   identifiers: ['identifier'],
   elidedBody: '...',
@@ -348,9 +351,9 @@ const GO: LanguageSpec = {
   definitions: {
     function_declaration: { kind: 'function' },
     method_declaration: { kind: 'method', container: goReceiver },
-    type_spec: { kind: goTypeKind, body: () => null },
-    type_alias: { kind: 'type', body: () => null },
-    const_spec: { kind: 'constant', body: () => null },
+    type_spec: { kind: goTypeKind, body: NO_BODY },
+    type_alias: { kind: 'type', body: NO_BODY },
+    const_spec: { kind: 'constant', body: NO_BODY },
   },
   identifiers: ['identifier', 'type_identifier', 'field_identifier', 'package_identifier'],
   elidedBody: '{ … }',
@@ -370,11 +373,11 @@ const RUST: LanguageSpec = {
     enum_item: { kind: 'enum' },
     union_item: { kind: 'union' },
     trait_item: { kind: 'trait' },
-    type_item: { kind: 'type', body: () => null },
-    const_item: { kind: 'constant', body: () => null },
-    static_item: { kind: 'constant', body: () => null },
+    type_item: { kind: 'type', body: NO_BODY },
+    const_item: { kind: 'constant', body: NO_BODY },
+    static_item: { kind: 'constant', body: NO_BODY },
     mod_item: { kind: 'module' },
-    macro_definition: { kind: 'macro', body: () => null },
+    macro_definition: { kind: 'macro', body: NO_BODY },
     // `impl Foo { … }` defines nothing itself, but it is the container of its methods.
     impl_item: { kind: 'impl', name: (node) => rustImplType(node) },
   },
@@ -435,9 +438,9 @@ const CSHARP: LanguageSpec = {
     method_declaration: { kind: 'method' },
     constructor_declaration: { kind: 'method' },
     local_function_statement: { kind: 'function' },
-    delegate_declaration: { kind: 'type', body: () => null },
+    delegate_declaration: { kind: 'type', body: NO_BODY },
     namespace_declaration: { kind: 'namespace' },
-    file_scoped_namespace_declaration: { kind: 'namespace', body: () => null },
+    file_scoped_namespace_declaration: { kind: 'namespace', body: NO_BODY },
   },
   identifiers: ['identifier'],
   elidedBody: '{ … }',
@@ -461,7 +464,7 @@ const RUBY: LanguageSpec = {
     module: { kind: 'module' },
     method: { kind: 'method' },
     singleton_method: { kind: 'method' },
-    assignment: { kind: rubyConstant, name: field('left'), body: () => null },
+    assignment: { kind: rubyConstant, name: field('left'), body: NO_BODY },
   },
   identifiers: ['identifier', 'constant'],
   elidedBody: '# …',
@@ -478,7 +481,7 @@ const PHP: LanguageSpec = {
     interface_declaration: { kind: 'interface' },
     trait_declaration: { kind: 'trait' },
     enum_declaration: { kind: 'enum' },
-    const_element: { kind: 'constant', name: (node) => node.namedChild(0), body: () => null },
+    const_element: { kind: 'constant', name: (node) => node.namedChild(0), body: NO_BODY },
     namespace_definition: { kind: 'namespace', name: (node) => node.childForFieldName('name') },
   },
   identifiers: ['name'],

@@ -3,7 +3,7 @@ import { CBodies, includedRanges, scanCBodies, withoutRegions } from './c-bodies
 import { CursorFactory, WalkCursor } from './fast-cursor';
 import { GrammarName, loadGrammar, treeSitterModule } from './grammars';
 import type { ImportEntry, ImportRule } from './imports';
-import { BindingRule, DefinitionRule, LANGUAGE_SPECS, LanguageSpec, METHOD_CONTAINERS, MemberRule, languageSpecFor } from './language-specs';
+import { BindingRule, DefinitionRule, LANGUAGE_SPECS, LanguageSpec, METHOD_CONTAINERS, MemberRule, NO_BODY, languageSpecFor } from './language-specs';
 import {
   NO_RECEIVER,
   OCCURRENCE_CALL,
@@ -34,7 +34,7 @@ const UNSTORABLE_NAME = /[\s:]/;
 export interface SymbolExtractorOptions {
   maxBytes?: number;
   parseTimeoutMs?: number;
-  /** Walk trees with web-tree-sitter's public cursor instead of calling the runtime directly (fast-cursor.ts); for tests. */
+  /** Walk trees with web-tree-sitter's public cursor instead of calling the runtime directly (fast-cursor.ts), and read every definition through syntax nodes; for tests. */
   publicCursor?: boolean;
   /** Parse C function bodies and initializers too instead of lexing them (c-bodies.ts); for tests. */
   parseCBodies?: boolean;
@@ -67,6 +67,14 @@ interface PreparedGrammar {
   language: Language;
   parser: Parser;
   rules: (DefinitionRule | undefined)[];
+  /**
+   * By node type id: the rule is plain (a fixed kind, the `name` field, no body, no container of
+   * its own) and the language has no local scopes, so the definition can be read off the cursor
+   * (offsets) without making syntax node objects: C's macros, most definitions of a header.
+   */
+  plain: boolean[];
+  /** The `name` field's id. */
+  nameField: number;
   identifiers: boolean[];
   /** By node type id: member access rules with their field ids. */
   members: ({ receiver: number; member: number; call: boolean; implicit: boolean } | undefined)[];
@@ -162,7 +170,7 @@ export class SymbolExtractor {
     }
     if ('warning' in parsed) return { status: 'failed', ...empty, warnings: [parsed.warning] };
     try {
-      return { status: 'parsed', ...collect(grammar, text, this.cursors.walk(parsed.tree), bodies), warnings: [] };
+      return { status: 'parsed', ...collect(grammar, text, this.cursors.walk(parsed.tree), bodies, this.cursors.fast), warnings: [] };
     } finally {
       parsed.tree.delete();
     }
@@ -244,11 +252,14 @@ function prepare(spec: LanguageSpec, language: Language): PreparedGrammar {
   const fieldId = (name: string) => language.fieldIdForName(name) ?? -2;
   const own = <T>(table: Readonly<Record<string, T>> | undefined, type: string): T | undefined => (table !== undefined && Object.hasOwn(table, type) ? table[type] : undefined);
   // By id, not by name: a cursor reports ids, and an aliased node type has an id of its own.
+  const plain: boolean[] = [];
   for (let id = 0; id < language.nodeTypeCount; id++) {
     const type = language.nodeTypeForId(id);
     callees[id] = -1;
     if (type === null || !language.nodeTypeIsNamed(id)) continue;
     rules[id] = own(spec.definitions, type);
+    const rule = rules[id];
+    plain[id] = rule !== undefined && typeof rule.kind === 'string' && rule.kind !== 'impl' && rule.name === undefined && rule.container === undefined && rule.body === NO_BODY && (spec.localScopes ?? []).length === 0;
     identifiers[id] = identifierTypes.has(type);
     typeLeaves[id] = typeLeafTypes.has(type);
     const member: MemberRule | undefined = own(spec.members, type);
@@ -275,6 +286,8 @@ function prepare(spec: LanguageSpec, language: Language): PreparedGrammar {
     language,
     parser: newParser(language),
     rules,
+    plain,
+    nameField: fieldId('name'),
     identifiers,
     members,
     callees,
@@ -413,7 +426,8 @@ type Collected = Omit<ExtractedSymbols, 'status' | 'warnings'>;
  * called and its receiver from the member and call nodes above it, tracked on a stack of node
  * types so no syntax node object is made for a leaf.
  */
-function collect(grammar: PreparedGrammar, text: string, cursor: WalkCursor, lexed?: CBodies): Collected {
+/** `plainDefinitions`: plain rules' definitions read off the cursor (with the fast cursor; the public one is the reference). */
+function collect(grammar: PreparedGrammar, text: string, cursor: WalkCursor, lexed: CBodies | undefined, plainDefinitions: boolean): Collected {
   const definitions: Definition[] = [];
   // References counted by name id (a name's id is made at its first use of any kind), in the order
   // of their first reference: the Map is made at the end, one lookup per use instead of three.
@@ -528,7 +542,8 @@ function collect(grammar: PreparedGrammar, text: string, cursor: WalkCursor, lex
         }
       }
       const rule = grammar.rules[typeId];
-      if (rule !== undefined) {
+      if (rule !== undefined && plainDefinitions && grammar.plain[typeId]) recordPlainDefinition(rule.kind as SymbolKind);
+      else if (rule !== undefined) {
         const found = definitionAt(cursor.node(), rule);
         if (found !== undefined) {
           const { node, nameNode } = found;
@@ -590,6 +605,46 @@ function collect(grammar: PreparedGrammar, text: string, cursor: WalkCursor, lex
   function finishLines(): number[] {
     lineAt(text.length + 1);
     return lineStarts;
+  }
+
+  /**
+   * A plain rule's definition (`PreparedGrammar.plain`), from the cursor's offsets: the same
+   * fields `definitionAt` and `signatureOf` give, lines counted from the text as tree-sitter counts rows.
+   */
+  function recordPlainDefinition(kind: SymbolKind): void {
+    const start = cursor.startIndex;
+    const end = cursor.endIndex;
+    let nameStart = -1;
+    let nameEnd = -1;
+    if (cursor.gotoFirstChild()) {
+      do {
+        if (cursor.fieldId === grammar.nameField) {
+          nameStart = cursor.startIndex;
+          nameEnd = cursor.endIndex;
+          break;
+        }
+      } while (cursor.gotoNextSibling());
+      cursor.gotoParent();
+    }
+    if (nameStart === -1 || nameEnd === nameStart || nameEnd - nameStart > MAX_NAME_LENGTH) return;
+    const name = text.slice(nameStart, nameEnd);
+    while (open.length > 0 && open[open.length - 1].end <= start) open.pop();
+    const container = nearestContainer(open)?.name;
+    nameStarts.add(nameStart);
+    open.push({ end, kind, name });
+    const startLine = lineOf(start);
+    const lastLine = lineOf(end);
+    const definition: Definition = {
+      kind,
+      name,
+      line: lineOf(nameStart),
+      startLine,
+      // A node that ends at column 0 ends on the line before (a trailing newline belongs to it).
+      endLine: lastLine > startLine && allLineStarts![lastLine - 1] === end ? lastLine - 1 : lastLine,
+      signature: collapseSignature(headOnNameLine(text, start, end, nameStart, nameEnd), name),
+    };
+    if (container !== undefined) definition.container = container;
+    definitions.push(definition);
   }
 
   /** The names lexed in the regions not parsed that come before `offset`, recorded as their leaves would be. */
@@ -818,21 +873,29 @@ function bodyOf(node: Node, rule: DefinitionRule): Node | null {
 /** The head of a definition on one line: up to its body, or the line of its name when it has none. */
 function signatureOf(text: string, node: Node, nameNode: Node, rule: DefinitionRule): string {
   const body = bodyOf(node, rule);
-  let head: string;
-  if (body !== null && body.startIndex > node.startIndex) {
-    head = text.slice(node.startIndex, Math.min(body.startIndex, node.startIndex + 4 * MAX_SIGNATURE_LENGTH));
-  } else {
-    const lineStart = text.lastIndexOf('\n', nameNode.startIndex - 1) + 1;
-    const lineEnd = text.indexOf('\n', nameNode.endIndex);
-    head = text.slice(Math.max(lineStart, node.startIndex), lineEnd === -1 ? text.length : Math.min(lineEnd, node.endIndex));
-  }
+  const head =
+    body !== null && body.startIndex > node.startIndex
+      ? text.slice(node.startIndex, Math.min(body.startIndex, node.startIndex + 4 * MAX_SIGNATURE_LENGTH))
+      : headOnNameLine(text, node.startIndex, node.endIndex, nameNode.startIndex, nameNode.endIndex);
+  return collapseSignature(head, nameNode.text);
+}
+
+/** The head of a definition without a body: its part on the line of its name. */
+function headOnNameLine(text: string, start: number, end: number, nameStart: number, nameEnd: number): string {
+  const lineStart = text.lastIndexOf('\n', nameStart - 1) + 1;
+  const lineEnd = text.indexOf('\n', nameEnd);
+  return text.slice(Math.max(lineStart, start), lineEnd === -1 ? text.length : Math.min(lineEnd, end));
+}
+
+/** A head on one line, whitespace collapsed, at most MAX_SIGNATURE_LENGTH long. */
+function collapseSignature(head: string, name: string): string {
   let collapsed = head.replace(/\s+/g, ' ').trim().replace(/\s*[{:=]$/, '').trimEnd();
   // Too long: the type parameters, then the parameters, give way first, so what follows them (a
   // class's bases, a function's return type) stays whole.
-  const at = collapsed.indexOf(nameNode.text);
+  const at = collapsed.indexOf(name);
   for (const [open, close] of [['<', '>'], ['(', ')']] as const) {
     if (collapsed.length <= MAX_SIGNATURE_LENGTH || at === -1) break;
-    collapsed = elideBracket(collapsed, at + nameNode.text.length, open, close);
+    collapsed = elideBracket(collapsed, at + name.length, open, close);
   }
   return collapsed.length > MAX_SIGNATURE_LENGTH ? `${collapsed.slice(0, MAX_SIGNATURE_LENGTH - 1)}…` : collapsed;
 }
