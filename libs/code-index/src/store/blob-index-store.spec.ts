@@ -88,6 +88,28 @@ describe('indexMissingBlobs', () => {
   });
 });
 
+describe('indexMissingBlobs with a slow store', () => {
+  it('makes the next batch of rows while one is written, and no more: rows never pile up in memory', async () => {
+    const store = new MemoryBlobIndexStore();
+    const record = store.record.bind(store);
+    let reads = 0;
+    /** Files read when each write ended. */
+    const readsAtWriteEnd: number[] = [];
+    store.record = async (rows) => {
+      await new Promise((resolve) => setTimeout(resolve, 40)); // a database slower than the indexer
+      readsAtWriteEnd.push(reads);
+      return record(rows);
+    };
+    // Batches of 500 rows: 1,700 files make four.
+    const files = Array.from({ length: 1700 }, (_, index) => ({ path: `f${index}.py`, blob: `blob${index}` }));
+    const added = await indexMissingBlobs(files, { store, indexer, read: async (path) => (reads++, Buffer.from(`def ${path.slice(0, -3)}():\n    pass\n`)) });
+    expect(added).toBe(1700);
+    expect(readsAtWriteEnd).toHaveLength(4);
+    // While batch k was written, batch k + 1 was made, and nothing after it.
+    readsAtWriteEnd.forEach((count, k) => expect([k, count]).toEqual([k, Math.min(1700, Math.min(count, (k + 2) * 500))]));
+  });
+});
+
 describe('summarizeBriefs', () => {
   it('sums text files per language and top-level directory; binary and unindexed files count nowhere', async () => {
     const ts = indexBlob(indexer, 'src/a.ts', Buffer.from('export class A {}\nexport function f() { return 1; }\n'));

@@ -44,15 +44,23 @@ export async function indexMissingBlobs(files: readonly BlobFile[], options: Ind
   let pending: StoredBlobIndex[] = [];
   let pendingBytes = 0;
   let writes: Promise<void> = Promise.resolve();
-  const flush = () => {
+  /**
+   * Queues the pending rows for writing; resolves once the batch before them is written, so one
+   * batch is written while the next is made and no more: indexing is faster than a database
+   * write, and unawaited batches piled up until a worker with README's 192 MB heap ran out of it
+   * on the Linux kernel.
+   */
+  const flush = async () => {
     const batch = pending;
     pending = [];
     pendingBytes = 0;
     if (batch.length === 0) return;
-    writes = writes.then(async () => {
+    const before = writes;
+    writes = before.then(async () => {
       added += await store.record(batch);
     });
     writes.catch(() => undefined); // awaited at the end: a failed write fails the caller there
+    await before;
   };
   const seen = new Set<string>(known.keys());
   let sliceStarted = performance.now();
@@ -75,9 +83,12 @@ export async function indexMissingBlobs(files: readonly BlobFile[], options: Ind
     options.onIndexed?.(file, index);
     pending.push({ blob: file.blob, variant, index });
     pendingBytes += content.byteLength;
-    if (pending.length >= RECORD_BATCH || pendingBytes >= RECORD_BATCH_BYTES) flush();
+    if (pending.length >= RECORD_BATCH || pendingBytes >= RECORD_BATCH_BYTES) {
+      await flush();
+      sliceStarted = performance.now();
+    }
   }
-  flush();
+  await flush();
   await writes;
   options.onProgress?.(done);
   return added;
