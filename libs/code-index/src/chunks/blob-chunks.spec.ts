@@ -1,5 +1,5 @@
 import { BlobIndexer } from '../index/blob-index';
-import { buildBlobChunks } from './blob-chunks';
+import { MAX_CHUNKED_CHARS, buildBlobChunks, splitLines } from './blob-chunks';
 import { decodeBlobChunks, encodeBlobChunks } from './blob-chunks-codec';
 import { scanStringLiterals } from './string-literals';
 
@@ -85,6 +85,17 @@ describe('buildBlobChunks', () => {
     const chunks = chunksOf(SOURCE);
     expect(chunksOf(SOURCE)).toEqual(chunks);
     expect(decodeBlobChunks(encodeBlobChunks(chunks))).toEqual(chunks);
+  });
+
+  it('gives a generated table over the size cap a row with its lines and no chunks, literals or options', () => {
+    const line = '#define mmREG_SOME_FIELD_MASK 0x0000FFFFL /* "--quoted" */\n';
+    const table = line.repeat(Math.ceil(MAX_CHUNKED_CHARS / line.length) + 1);
+    const row = buildBlobChunks({ text: table, definitions: [] });
+    expect(row).toEqual({ version: 1, lines: splitLines(table).length, chunks: [], literals: [], options: [] });
+    expect(decodeBlobChunks(encodeBlobChunks(row))).toEqual(row);
+    // Just under the cap, the same lines are chunked as usual.
+    const under = line.repeat(Math.floor(MAX_CHUNKED_CHARS / line.length));
+    expect(buildBlobChunks({ text: under, definitions: [] }).chunks.length).toBeGreaterThan(100);
   });
 });
 

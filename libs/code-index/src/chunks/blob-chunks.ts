@@ -61,8 +61,17 @@ for (let code = 0; code < 128; code++) {
   else if (/[0-9]/.test(char)) IDENTIFIER_CHARS[code] = 2;
 }
 
+/**
+ * Texts longer than this get a row with no chunks: generated tables (Linux's 24 MB register
+ * headers) that the code index gives no symbols either (DEFAULT_MAX_SYMBOL_BYTES), whose chunks
+ * would be noise to a question and cost ~6 bytes of heap per byte to make (a worker with README's
+ * 192 MB heap ran out of it on one). The row still says the file was chunked, so no query reads it.
+ */
+export const MAX_CHUNKED_CHARS = 2 * 1024 * 1024;
+
 export function buildBlobChunks(source: ChunkSource): BlobChunks {
   const text = source.text;
+  if (text.length > MAX_CHUNKED_CHARS) return { version: CHUNK_RECORD_VERSION, lines: countLines(text), chunks: [], literals: [], options: [] };
   const lines = splitLines(text);
   const ranges = chunkRanges(lines, source.definitions);
   // Where each line starts in the text: a chunk's identifiers are scanned in place, not in a copy
@@ -264,4 +273,12 @@ export function splitLines(text: string): string[] {
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   return lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
+}
+
+/** How many lines `splitLines` would give, without making them. */
+function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  let lines = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
+  return text.endsWith('\n') ? lines - 1 : lines;
 }
