@@ -91,11 +91,11 @@ describe('indexMissingBlobs', () => {
 describe('indexMissingBlobs with a slow store', () => {
   it('makes the next batch of rows while one is written, and no more: rows never pile up in memory', async () => {
     const store = new MemoryBlobIndexStore();
-    const record = store.record.bind(store);
+    const record = store.recordEncoded.bind(store);
     let reads = 0;
     /** Files read when each write ended. */
     const readsAtWriteEnd: number[] = [];
-    store.record = async (rows) => {
+    store.recordEncoded = async (rows) => {
       await new Promise((resolve) => setTimeout(resolve, 40)); // a database slower than the indexer
       readsAtWriteEnd.push(reads);
       return record(rows);

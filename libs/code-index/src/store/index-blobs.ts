@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { BlobIndexer, indexBlob, type BlobIndex } from '../index/blob-index';
 import { DEFAULT_TOKEN_ENCODING, type TokenEncoding } from '../tokens/token-counter';
-import { blobIndexKey, distinctKeys, indexVariant, type BlobIndexStore, type StoredBlobIndex } from './blob-index-store';
+import { blobIndexKey, distinctKeys, encodedRowOf, indexVariant, type BlobIndexStore, type EncodedBlobIndex } from './blob-index-store';
 
 /** One file whose blob may need indexing: a path (its language) and the blob id. */
 export interface BlobFile {
@@ -31,8 +31,8 @@ const SLICE_MS = 50;
 
 /**
  * Indexes the blobs of `files` that the store has no row for, in the indexer's encoding: each is
- * read, indexed, queued for writing and dropped, so memory holds one file's text and a batch of
- * rows, whatever the shard's size. Resolves to how many rows were new.
+ * read, indexed, encoded, queued for writing and dropped, so memory holds one file's text and a
+ * batch of encoded rows (off the heap), whatever the shard's size. Resolves to how many rows were new.
  */
 export async function indexMissingBlobs(files: readonly BlobFile[], options: IndexBlobsOptions): Promise<number> {
   const { store, indexer, signal } = options;
@@ -41,7 +41,9 @@ export async function indexMissingBlobs(files: readonly BlobFile[], options: Ind
   const toIndex = files.filter((file) => !known.has(blobIndexKey(file.blob, indexVariant(file.path))));
   if (toIndex.length > 0) await options.prefetch?.(toIndex.map((file) => file.path));
   let added = 0;
-  let pending: StoredBlobIndex[] = [];
+  // Encoded as soon as made: a row waiting for its write is its compressed bytes, off the heap, not
+  // a decoded index whose names still point into its file's text.
+  let pending: EncodedBlobIndex[] = [];
   let pendingBytes = 0;
   let writes: Promise<void> = Promise.resolve();
   /**
@@ -57,7 +59,7 @@ export async function indexMissingBlobs(files: readonly BlobFile[], options: Ind
     if (batch.length === 0) return;
     const before = writes;
     writes = before.then(async () => {
-      added += await store.record(batch);
+      added += await store.recordEncoded(batch);
     });
     writes.catch(() => undefined); // awaited at the end: a failed write fails the caller there
     await before;
@@ -81,7 +83,7 @@ export async function indexMissingBlobs(files: readonly BlobFile[], options: Ind
     if (content === undefined) continue;
     const index = indexBlob(indexer, file.path, content);
     options.onIndexed?.(file, index);
-    pending.push({ blob: file.blob, variant, index });
+    pending.push(encodedRowOf({ blob: file.blob, variant, index }));
     pendingBytes += content.byteLength;
     if (pending.length >= RECORD_BATCH || pendingBytes >= RECORD_BATCH_BYTES) {
       await flush();
