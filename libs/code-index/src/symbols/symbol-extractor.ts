@@ -424,9 +424,9 @@ type Collected = Omit<ExtractedSymbols, 'status' | 'warnings'>;
  * One depth-first walk over every node. Besides definitions and references it records where each
  * name is used: the line comes from the offset (leaves arrive in document order), whether it is
  * called and its receiver from the member and call nodes above it, tracked on a stack of node
- * types so no syntax node object is made for a leaf.
+ * types so no syntax node object is made for a leaf. With `plainDefinitions` (the fast cursor; the
+ * public one is the spec's reference), plain rules' definitions are read off the cursor too.
  */
-/** `plainDefinitions`: plain rules' definitions read off the cursor (with the fast cursor; the public one is the reference). */
 function collect(grammar: PreparedGrammar, text: string, cursor: WalkCursor, lexed: CBodies | undefined, plainDefinitions: boolean): Collected {
   const definitions: Definition[] = [];
   // References counted by name id (a name's id is made at its first use of any kind), in the order
