@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { InProcessShardExecutor, MemoryBlobFacts, shardedScan, type BlobFactStore } from '../../libs/blob-scan/src';
 import {
-  BlobIndexer, CodeIndexScanStep, MemoryBlobIndexStore, blobIndexKey, buildBlobChunks, decodeBlobChunks, decodeText, indexBlob, indexVariant, summarizeCodeIndex, type BlobIndex, type BlobIndexStore, type StoredBlobIndex,
+  BlobIndexer, CodeIndexScanStep, MemoryBlobIndexStore, blobIndexKey, buildBlobChunks, decodeBlobChunks, decodeBlobIndex, decodeText, indexBlob, indexVariant, summarizeCodeIndex, type BlobIndex, type BlobIndexStore, type EncodedBlobIndex, type StoredBlobIndex,
 } from '../../libs/code-index/src';
 import type { JobInput, JobResult } from '../../libs/contracts/src';
 import { BlobCodeIndexRepository } from '../../libs/db/src/blob-code-index-repository';
@@ -94,9 +94,18 @@ async function open(): Promise<Snapshot> {
 }
 
 /** A store that records what was written through it. */
+/** The store, with the rows written through it (a scan hands them over encoded; they are decoded here to compare). */
 function spying(store: BlobIndexStore): BlobIndexStore & { written: StoredBlobIndex[] } {
   const written: StoredBlobIndex[] = [];
-  return { written, briefs: (keys, encoding) => store.briefs(keys, encoding), load: (keys, encoding) => store.load(keys, encoding), loadChunks: (keys, encoding) => store.loadChunks(keys, encoding), record: (batch) => (written.push(...batch), store.record(batch)), recordEncoded: (batch) => store.recordEncoded(batch) };
+  const decoded = (row: EncodedBlobIndex): StoredBlobIndex => ({ blob: row.blob, variant: row.variant, index: { ...decodeBlobIndex(row.data), ...(row.chunks === undefined ? {} : { chunks: row.chunks }) } });
+  return {
+    written,
+    briefs: (keys, encoding) => store.briefs(keys, encoding),
+    load: (keys, encoding) => store.load(keys, encoding),
+    loadChunks: (keys, encoding) => store.loadChunks(keys, encoding),
+    record: (batch) => (written.push(...batch), store.record(batch)),
+    recordEncoded: (batch) => (written.push(...batch.map(decoded)), store.recordEncoded(batch)),
+  };
 }
 
 /** Tiny shards: even this repository splits into several. */
