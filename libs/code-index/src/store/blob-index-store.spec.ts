@@ -88,6 +88,16 @@ describe('indexMissingBlobs', () => {
   });
 });
 
+describe('indexMissingBlobs hands rows over encoded', () => {
+  it('never as decoded indexes (whose names would keep their files’ texts alive while they wait)', async () => {
+    const store = new MemoryBlobIndexStore();
+    store.record = async () => Promise.reject(new Error('decoded rows handed over'));
+    const files = [{ path: 'a.py', blob: 'pa' }, { path: 'b.ts', blob: 'pb' }];
+    expect(await indexMissingBlobs(files, { store, indexer, read: async (path) => Buffer.from(`def ${path[0]}():\n    pass\n`) })).toBe(2);
+    expect((await store.load(files.map((file) => ({ blob: file.blob, variant: indexVariant(file.path) })), 'o200k_base')).size).toBe(2);
+  });
+});
+
 describe('indexMissingBlobs with a slow store', () => {
   it('makes the next batch of rows while one is written, and no more: rows never pile up in memory', async () => {
     const store = new MemoryBlobIndexStore();
