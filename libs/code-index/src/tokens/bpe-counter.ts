@@ -657,7 +657,7 @@ export interface Vocabulary {
 const vocabularies = new Map<BpeEncodingName, Vocabulary>();
 
 /** Bumped when the tables' layout changes: saved tables of another layout are not read. */
-const SAVED_LAYOUT = 1;
+const SAVED_LAYOUT = 2;
 
 /** Where `npm run build` saves an encoding's tables: beside this module, in dist only. */
 export function savedVocabularyFile(encoding: BpeEncodingName): string {
@@ -686,7 +686,7 @@ export function saveVocabulary(encoding: BpeEncodingName): Buffer {
     offset += Math.ceil(array.byteLength / 8) * 8;
   }
   const header = Buffer.from(
-    JSON.stringify({ source: vocabularySource(encoding), shortCapacity: short.capacity, shortSize: short.size, longCapacity: long.capacity, longSize: long.size, maxLength, layout }),
+    JSON.stringify({ source: vocabularySource(encoding), shortCapacity: short.capacity, shortSize: short.size, longCapacity: long.capacity, longSize: long.size, maxLength, layout, arrayBytes: offset }),
   );
   const headerBytes = 8 + Math.ceil(header.length / 8) * 8;
   const bytes = Buffer.alloc(headerBytes + offset);
@@ -719,18 +719,23 @@ export function readSavedVocabulary(bytes: Buffer, encoding: BpeEncodingName): V
       longSize: number;
       maxLength: number;
       layout: Record<string, [number, number]>;
+      /** The arrays' bytes after the header. */
+      arrayBytes: number;
     };
     if (header.source !== vocabularySource(encoding)) return undefined;
-    // One copy into memory of our own: aligned for the typed arrays, and not a view of a pooled buffer.
-    const base = 8 + Math.ceil(headerLength / 8) * 8;
-    const data = new Uint8Array(bytes.length - base);
-    data.set(bytes.subarray(base));
-    const int32 = (name: string) => new Int32Array(data.buffer, header.layout[name][0], header.layout[name][1]);
+    // Views of the file's bytes, no copy: a file read whole is a buffer of its own at offset 0, so
+    // the arrays (8-byte aligned in it) are aligned; other bytes (a test's) are copied first.
+    const data = bytes.byteOffset % 8 === 0 ? bytes : new Uint8Array(bytes);
+    const headerBytes = 8 + Math.ceil(headerLength / 8) * 8;
+    // A short file must not be read past its end, into the rest of its buffer.
+    if (data.byteLength < headerBytes + header.arrayBytes) return undefined;
+    const base = data.byteOffset + headerBytes;
+    const int32 = (name: string) => new Int32Array(data.buffer, base + header.layout[name][0], header.layout[name][1]);
     const short = new PackedTable(header.shortCapacity, int32('short'));
     short.size = header.shortSize;
     const long = new PooledTable(header.longCapacity, 0, false, {
       slots: int32('longSlots'),
-      pool: new Uint8Array(data.buffer, header.layout.longPool[0], header.layout.longPool[1]),
+      pool: new Uint8Array(data.buffer, base + header.layout.longPool[0], header.layout.longPool[1]),
       offsets: int32('longOffsets'),
       values: int32('longValues'),
       size: header.longSize,
