@@ -27,7 +27,7 @@ import { applyMigrations, ensureDatabase } from '../libs/db/src/migrator';
 import { GitHttpServer } from '../libs/snapshot/src/testing/git-http-server';
 import { NO_RECONCILER_ENV, ProcessGroup, assertBuilt, pollUntil, type ChildHandle } from '../test/support/processes';
 import { ensureLinuxTree } from './linux-tree';
-import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix, deletePrefixKeys } from './support';
+import { BENCH_DATABASE_URL, BENCH_REDIS_URL, benchPrefix, deletePrefixKeys, medianBy } from './support';
 import { CpuMeter, RECOMMENDED_WORKER_MEMORY, cpuSecondsOf, describeCpuSeconds, describeWorkerMemory, peakRssMB, scanCpuTargets, jobPollInterval } from './support';
 
 const DATABASE_URL = BENCH_DATABASE_URL.replace(/\/[^/]*$/, '/quarry_bench_code_index');
@@ -36,11 +36,6 @@ const REPOMIX = path.resolve(__dirname, '..', '..', 'node_modules/repomix/bin/re
 /** fs/ in shards of 128 files: a code-index scan plans a quarter of the configured size (derivedWorkLimits). */
 const SHARD_MAX_FILES = '512';
 const PACK_ROUNDS = 3;
-
-/** The round whose `key` is the median (the middle one of an odd count). */
-function medianBy<T>(rounds: readonly T[], key: (round: T) => number): T {
-  return [...rounds].sort((a, b) => key(a) - key(b))[Math.floor(rounds.length / 2)];
-}
 
 export interface CodeIndexWorkersRow {
   workers: number;

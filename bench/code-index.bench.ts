@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureLinuxTree, trackedFiles } from './linux-tree';
+import { medianBy } from './support';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const CHILD = path.join(__dirname, 'code-index-child.js');
@@ -370,9 +371,8 @@ function measureScan(linux: string, dir: string, out: string, rounds = 1): ScanF
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   }
-  const median = <T extends { seconds: number }>(runs: T[]): T => [...runs].sort((a, b) => a.seconds - b.seconds)[(runs.length - 1) >> 1];
-  const quarry = { ...median(quarryRuns), maxRssMB: Math.max(...quarryRuns.map((run) => run.maxRssMB ?? 0)) };
-  const ctags = median(ctagsRuns);
+  const quarry = { ...medianBy(quarryRuns, (run) => run.seconds), maxRssMB: Math.max(...quarryRuns.map((run) => run.maxRssMB ?? 0)) };
+  const ctags = medianBy(ctagsRuns, (run) => run.seconds);
   const rg = timedRun('rg', ['-c', '', '.'], { cwd: root });
   let repomix: ProductRun | undefined;
   if (dir !== '.') {

@@ -55,6 +55,11 @@ export interface LatencyStats {
   mean: number;
 }
 
+/** The round whose `key` is the median (the middle one of an odd count). */
+export function medianBy<T>(rounds: readonly T[], key: (round: T) => number): T {
+  return [...rounds].sort((a, b) => key(a) - key(b))[Math.floor(rounds.length / 2)];
+}
+
 export function latencyStats(samples: readonly number[]): LatencyStats {
   const sorted = [...samples].sort((a, b) => a - b);
   const sum = sorted.reduce((total, value) => total + value, 0);
