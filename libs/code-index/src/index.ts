@@ -1,6 +1,6 @@
 export { TOKEN_ENCODINGS, DEFAULT_TOKEN_ENCODING, countTokens, tokenCounter, isTokenEncoding, type TokenEncoding, type TokenCounter } from './tokens/token-counter';
-export { SYMBOL_KINDS, type SymbolKind, type Definition, type IndexWarning } from './symbols/symbol-types';
-export { SymbolExtractor, DEFAULT_MAX_SYMBOL_BYTES, DEFAULT_PARSE_TIMEOUT_MS, type ExtractedSymbols, type CompressedSource, type SymbolExtractorOptions } from './symbols/symbol-extractor';
+export { SYMBOL_KINDS, DEFAULT_MAX_SYMBOL_BYTES, type SymbolKind, type Definition, type IndexWarning } from './symbols/symbol-types';
+export { SymbolExtractor, DEFAULT_PARSE_TIMEOUT_MS, type ExtractedSymbols, type CompressedSource, type SymbolExtractorOptions } from './symbols/symbol-extractor';
 export { SYMBOL_LANGUAGES } from './symbols/language-specs';
 export { BlobIndexer, decodeText, indexBlob, type BlobIndex, type BlobInput, type BlobSecret, type BlobIndexerOptions } from './index/blob-index';
 export { summarizeCodeIndex, type CodeIndexSummary, type SummarySource } from './index/code-index-summary';

@@ -9,6 +9,7 @@ export { ScanTotals, MAX_LARGEST_FILES, type ScanSource } from './scan-totals';
 export { resolveInsideRoot, type ResolveOptions, type ResolvedPath } from './safe-path';
 export {
   readWorkspaceFile,
+  countLines,
   DEFAULT_MAX_FILE_BYTES,
   type LineRange,
   type ReadFileOptions,

@@ -267,7 +267,8 @@ function decodeUtf8(buffer: Buffer, length: number): string {
   }
 }
 
-function countLines(text: string): number {
+/** Lines as editors count them: a final line without a newline still counts, an empty text has none. */
+export function countLines(text: string): number {
   if (text.length === 0) return 0;
   let lines = 0;
   for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) lines++;

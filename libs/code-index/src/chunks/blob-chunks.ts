@@ -1,4 +1,5 @@
-import type { Definition, SymbolKind } from '../symbols/symbol-types';
+import { countLines } from '@quarry/workspace';
+import { DEFAULT_MAX_SYMBOL_BYTES, type Definition, type SymbolKind } from '../symbols/symbol-types';
 import { emitIdentifierTerms } from './code-terms';
 import { scanStringLiterals, type StringLiteral } from './string-literals';
 
@@ -63,11 +64,11 @@ for (let code = 0; code < 128; code++) {
 
 /**
  * Texts longer than this get a row with no chunks: generated tables (Linux's 24 MB register
- * headers) that the code index gives no symbols either (DEFAULT_MAX_SYMBOL_BYTES), whose chunks
- * would be noise to a question and cost ~6 bytes of heap per byte to make (a worker with README's
- * 192 MB heap ran out of it on one). The row still says the file was chunked, so no query reads it.
+ * headers) that the code index gives no symbols either, whose chunks would be noise to a question
+ * and cost ~6 bytes of heap per byte to make (a worker with README's 192 MB heap ran out of it on
+ * one). The row still says the file was chunked, so no query reads it.
  */
-export const MAX_CHUNKED_CHARS = 2 * 1024 * 1024;
+export const MAX_CHUNKED_CHARS = DEFAULT_MAX_SYMBOL_BYTES;
 
 export function buildBlobChunks(source: ChunkSource): BlobChunks {
   const text = source.text;
@@ -273,12 +274,4 @@ export function splitLines(text: string): string[] {
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   return lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
-}
-
-/** How many lines `splitLines` would give, without making them. */
-function countLines(text: string): number {
-  if (text.length === 0) return 0;
-  let lines = 1;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
-  return text.endsWith('\n') ? lines - 1 : lines;
 }

@@ -1,4 +1,4 @@
-import { findSecrets, isBinaryContent, languageOf } from '@quarry/workspace';
+import { countLines, findSecrets, isBinaryContent, languageOf } from '@quarry/workspace';
 import { DEFAULT_TOKEN_ENCODING, TokenEncoding, tokenCounter } from '../tokens/token-counter';
 import { SymbolExtractor, SymbolExtractorOptions } from '../symbols/symbol-extractor';
 import type { ImportEntry } from '../symbols/imports';
@@ -141,15 +141,7 @@ function stripBom(text: string): string {
 }
 
 
-/** Lines as editors count them: a final line without a newline still counts. */
-function countLines(text: string): number {
-  if (text.length === 0) return 0;
-  let lines = 0;
-  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) lines++;
-  return text.endsWith('\n') ? lines : lines + 1;
-}
-
-/** The same count from the line starts the extractor found (every newline's), without reading the text again. */
+/** `countLines`' count from the line starts the extractor found (every newline's), without reading the text again. */
 function linesFromStarts(text: string, lineStarts: readonly number[]): number {
   if (text.length === 0) return 0;
   const newlines = lineStarts.length - 1;

@@ -21,10 +21,8 @@ import {
   OCCURRENCE_VALUE_NAME,
   type RawOccurrences,
 } from './occurrences';
-import type { Definition, IndexWarning, SymbolKind } from './symbol-types';
+import { DEFAULT_MAX_SYMBOL_BYTES, type Definition, type IndexWarning, type SymbolKind } from './symbol-types';
 
-/** Files larger than this get no symbols (a warning says so): generated tables, not code to navigate. */
-export const DEFAULT_MAX_SYMBOL_BYTES = 2 * 1024 * 1024;
 /** A parse that takes longer than this is abandoned (the file gets no symbols and a warning). */
 export const DEFAULT_PARSE_TIMEOUT_MS = 10_000;
 const MAX_SIGNATURE_LENGTH = 240;

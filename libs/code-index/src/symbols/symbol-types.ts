@@ -41,3 +41,10 @@ export interface IndexWarning {
   kind: 'grammar_failed' | 'too_large';
   message: string;
 }
+
+/**
+ * Files larger than this get no symbols (a warning says so) and no retrieval chunks: generated
+ * tables, not code to navigate or to answer from. (Here, not in the extractor, so the chunker can
+ * share it without loading tree-sitter.)
+ */
+export const DEFAULT_MAX_SYMBOL_BYTES = 2 * 1024 * 1024;
