@@ -545,15 +545,13 @@ function collect(grammar: PreparedGrammar, text: string, cursor: WalkCursor, lex
         const found = definitionAt(cursor.node(), rule);
         if (found !== undefined) {
           const { node, nameNode } = found;
-          while (open.length > 0 && open[open.length - 1].end <= node.startIndex) open.pop();
-          const enclosing = nearestContainer(open);
+          const enclosing = enclosingAt(node.startIndex);
           const ownContainer = found.rule.container?.(node);
           const container = ownContainer ?? enclosing?.name;
           let kind = found.kind;
           if (kind === 'function' && (ownContainer !== undefined || (enclosing !== undefined && METHOD_CONTAINERS.has(enclosing.kind)))) kind = 'method';
           const name = nameNode.text;
-          nameStarts.add(nameNode.startIndex);
-          open.push({ end: node.endIndex, kind, name });
+          opened(nameNode.startIndex, node.endIndex, kind, name);
           if (kind !== 'impl') {
             const end = node.endPosition;
             const definition: Definition = {
@@ -605,6 +603,18 @@ function collect(grammar: PreparedGrammar, text: string, cursor: WalkCursor, lex
     return lineStarts;
   }
 
+  /** The innermost container open at `start`, once the definitions that ended before it are closed. */
+  function enclosingAt(start: number): OpenDefinition | undefined {
+    while (open.length > 0 && open[open.length - 1].end <= start) open.pop();
+    return nearestContainer(open);
+  }
+
+  /** A definition found: its name is no reference, and it stays open (a container of what follows) until `end`. */
+  function opened(nameStart: number, end: number, kind: OpenDefinition['kind'], name: string): void {
+    nameStarts.add(nameStart);
+    open.push({ end, kind, name });
+  }
+
   /**
    * A plain rule's definition (`PreparedGrammar.plain`), from the cursor's offsets: the same
    * fields `definitionAt` and `signatureOf` give, lines counted from the text as tree-sitter counts rows.
@@ -626,10 +636,8 @@ function collect(grammar: PreparedGrammar, text: string, cursor: WalkCursor, lex
     }
     if (nameStart === -1 || nameEnd === nameStart || nameEnd - nameStart > MAX_NAME_LENGTH) return;
     const name = text.slice(nameStart, nameEnd);
-    while (open.length > 0 && open[open.length - 1].end <= start) open.pop();
-    const container = nearestContainer(open)?.name;
-    nameStarts.add(nameStart);
-    open.push({ end, kind, name });
+    const container = enclosingAt(start)?.name;
+    opened(nameStart, end, kind, name);
     const startLine = lineOf(start);
     const lastLine = lineOf(end);
     const definition: Definition = {
