@@ -85,7 +85,7 @@ async function extract(root: string, list: string[], before: boolean) {
     .map((file) => ({ path: file.path, language: languageOf(file.path), text: decodeText(file.bytes), bytes: file.bytes.length }));
   const megabytes = texts.reduce((sum, file) => sum + file.bytes, 0) / 1e6;
   const cMegabytes = texts.filter((file) => file.language === 'C').reduce((sum, file) => sum + file.bytes, 0) / 1e6;
-  const extractor = await SymbolExtractor.create(before ? { publicCursor: true, parseCBodies: true } : {});
+  const extractor = await SymbolExtractor.create(before ? { publicCursor: true, parseCBodies: true, nativeC: false } : {});
   // Warm up (the JIT, the grammars' first parses) on a few files, not timed.
   for (const file of texts.slice(0, 20)) extractor.extract(file.path, file.language, file.text);
   let definitions = 0;

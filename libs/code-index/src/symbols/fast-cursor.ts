@@ -1,5 +1,6 @@
 import os from 'node:os';
-import type { Node, Tree, TreeCursor } from 'web-tree-sitter';
+import type { Tree, TreeCursor } from 'web-tree-sitter';
+import type { SyntaxNode } from './syntax-node';
 
 /**
  * A tree cursor for a depth-first walk, at the cost of the WebAssembly calls alone.
@@ -25,7 +26,7 @@ export interface WalkCursor {
   readonly startIndex: number;
   readonly endIndex: number;
   /** The current node as an object (for the rules that read fields and children). */
-  node(): Node;
+  node(): SyntaxNode;
   gotoFirstChild(): boolean;
   gotoNextSibling(): boolean;
   gotoParent(): boolean;
@@ -121,7 +122,7 @@ class FastCursor implements WalkCursor {
     return this.module._ts_tree_cursor_end_index_wasm(this.tree);
   }
 
-  node(): Node {
+  node(): SyntaxNode {
     if (!this.moved) this.save();
     // The public getter copies the cursor in, and the node over it.
     const node = this.cursor.currentNode;
@@ -191,7 +192,7 @@ class PublicCursor implements WalkCursor {
     return this.cursor.endIndex;
   }
 
-  node(): Node {
+  node(): SyntaxNode {
     return this.cursor.currentNode;
   }
 

@@ -1,4 +1,4 @@
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode } from './syntax-node';
 
 /**
  * One import (or re-export, include, `use`, `mod`) statement of a file, as written: what name
@@ -23,18 +23,18 @@ export interface ImportEntry {
 }
 
 /** Builds the entries of one statement node (line is filled in by the caller). */
-export type ImportRule = (node: Node) => Omit<ImportEntry, 'line'>[];
+export type ImportRule = (node: SyntaxNode) => Omit<ImportEntry, 'line'>[];
 
 const unquote = (text: string) => text.replace(/^["'`<]|["'`>]$/g, '');
 
-function stringChild(node: Node | null): string | undefined {
+function stringChild(node: SyntaxNode | null): string | undefined {
   if (node === null) return undefined;
   return unquote(node.text);
 }
 
 // ── TypeScript / JavaScript ─────────────────────────────────────────────────────────────────
 
-function specifiers(clause: Node, type: 'import_specifier' | 'export_specifier'): [string, string][] {
+function specifiers(clause: SyntaxNode, type: 'import_specifier' | 'export_specifier'): [string, string][] {
   const names: [string, string][] = [];
   for (const specifier of clause.namedChildren) {
     if (specifier?.type !== type) continue;
@@ -202,7 +202,7 @@ export const JAVA_IMPORTS: Readonly<Record<string, ImportRule>> = { import_decla
 // ── Rust ────────────────────────────────────────────────────────────────────────────────────
 
 /** The entries of a `use` tree: `a::b::{c, d as e, f::*}` under a prefix. */
-function rustUseTree(node: Node, prefix: string, out: Omit<ImportEntry, 'line'>[]): void {
+function rustUseTree(node: SyntaxNode, prefix: string, out: Omit<ImportEntry, 'line'>[]): void {
   const join = (a: string, b: string) => (a === '' ? b : `${a}::${b}`);
   switch (node.type) {
     case 'scoped_use_list': {

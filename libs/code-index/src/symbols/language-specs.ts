@@ -1,4 +1,4 @@
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode } from './syntax-node';
 import type { SymbolKind } from './symbol-types';
 import type { GrammarName } from './grammars';
 import { C_IMPORTS, GO_IMPORTS, ImportRule, JAVA_IMPORTS, JS_IMPORTS, PYTHON_IMPORTS, RUST_IMPORTS } from './imports';
@@ -12,13 +12,13 @@ export const NO_BODY = (): null => null;
 
 export interface DefinitionRule {
   /** The kind, or a function of the node when one node type defines several kinds (Go `type_spec`). */
-  kind: SymbolKind | 'impl' | ((node: Node) => SymbolKind | undefined);
+  kind: SymbolKind | 'impl' | ((node: SyntaxNode) => SymbolKind | undefined);
   /** The name node; default: the `name` field. */
-  name?: (node: Node) => Node | null;
+  name?: (node: SyntaxNode) => SyntaxNode | null;
   /** The body field (dropped by `compress`, excluded from the signature); default `body`. */
-  body?: string | ((node: Node) => Node | null);
+  body?: string | ((node: SyntaxNode) => SyntaxNode | null);
   /** A container the node names itself (a Go method's receiver, C++ `Foo::bar`). */
-  container?: (node: Node) => string | undefined;
+  container?: (node: SyntaxNode) => string | undefined;
 }
 
 /** A member access node (`a.b`, `a->b`, `a::b`): the fields of its receiver and of the member's name. */
@@ -51,7 +51,7 @@ export interface LanguageSpec {
   /** Block node types whose definitions are local to them (a function body, `{ … }`). */
   localScopes?: readonly string[];
   /** The file's package or namespace declaration (Go, Java), by node type. */
-  packageDeclaration?: Readonly<Record<string, (node: Node) => string | undefined>>;
+  packageDeclaration?: Readonly<Record<string, (node: SyntaxNode) => string | undefined>>;
   /**
    * Nodes that bind names that are not definitions (local and module variables, parameters), by
    * node type: a use of such a name in its scope is not a use of a definition of the same name,
@@ -80,27 +80,27 @@ export interface LanguageSpec {
  * of the node (`self.client = …`: the attribute; `with x() as c`: the expression before `as`).
  */
 export interface BindingRule {
-  name: string | ((node: Node) => Node | null);
+  name: string | ((node: SyntaxNode) => SyntaxNode | null);
   type?: string;
-  value?: string | ((node: Node) => Node | null);
+  value?: string | ((node: SyntaxNode) => SyntaxNode | null);
   /** The binding is a member of the enclosing class (`constructor(private db: Db)`, `self.db = Db()`), not a local. */
-  member?: (node: Node) => boolean;
+  member?: (node: SyntaxNode) => boolean;
 }
 
 /** A constructor parameter with an accessibility modifier or `readonly` is also a property of the class. */
-const parameterProperty = (node: Node) => node.children.some((child) => child?.type === 'accessibility_modifier' || child?.type === 'readonly' || child?.type === 'override_modifier');
+const parameterProperty = (node: SyntaxNode) => node.children.some((child) => child?.type === 'accessibility_modifier' || child?.type === 'readonly' || child?.type === 'override_modifier');
 
 /** `self.name = …` inside a method: an attribute of the class. */
-const selfAttribute = (node: Node) => {
+const selfAttribute = (node: SyntaxNode) => {
   const left = node.childForFieldName('left');
   return left?.type === 'attribute' && left.childForFieldName('object')?.text === 'self';
 };
 
-const field = (name: string) => (node: Node) => node.childForFieldName(name);
+const field = (name: string) => (node: SyntaxNode) => node.childForFieldName(name);
 
 /** C and C++: a function's name sits at the bottom of a chain of declarators (`*f(int)`, `(*f)(void)`). */
-function declaratorName(node: Node): Node | null {
-  let current: Node | null = node.childForFieldName('declarator');
+function declaratorName(node: SyntaxNode): SyntaxNode | null {
+  let current: SyntaxNode | null = node.childForFieldName('declarator');
   for (let depth = 0; current !== null && depth < 16; depth++) {
     switch (current.type) {
       case 'identifier':
@@ -132,7 +132,7 @@ function declaratorName(node: Node): Node | null {
  * before (`agp_init (void)`). No real C function has a bare parenthesized declarator, so in that
  * shape the name is the type.
  */
-function functionName(node: Node): Node | null {
+function functionName(node: SyntaxNode): SyntaxNode | null {
   const declarator = node.childForFieldName('declarator');
   const type = node.childForFieldName('type');
   if (declarator?.type === 'parenthesized_declarator' && type?.type === 'type_identifier') return type;
@@ -140,8 +140,8 @@ function functionName(node: Node): Node | null {
 }
 
 /** `Foo::bar` defined outside its class: `Foo` is the container. */
-function qualifiedScope(node: Node): string | undefined {
-  let current: Node | null = node.childForFieldName('declarator');
+function qualifiedScope(node: SyntaxNode): string | undefined {
+  let current: SyntaxNode | null = node.childForFieldName('declarator');
   for (let depth = 0; current !== null && depth < 16; depth++) {
     if (current.type === 'qualified_identifier') return current.childForFieldName('scope')?.text;
     current = current.childForFieldName('declarator') ?? (current.type === 'parenthesized_declarator' ? current.namedChild(0) : null);
@@ -193,13 +193,13 @@ const CPP: LanguageSpec = {
 };
 
 /** `const add = (a, b) => …` and `let f = function () {}` define functions; other declarators do not. */
-function functionValue(node: Node): boolean {
+function functionValue(node: SyntaxNode): boolean {
   const value = node.childForFieldName('value');
   return value !== null && ['arrow_function', 'function_expression', 'function', 'generator_function'].includes(value.type);
 }
 
 /** Top-level `const NAME = …` is a constant; locals, `let` and `const x = require(…)` are not definitions. */
-function topLevelConst(node: Node): boolean {
+function topLevelConst(node: SyntaxNode): boolean {
   const value = node.childForFieldName('value');
   if (value?.type === 'call_expression' && value.childForFieldName('function')?.text === 'require') return false;
   const declaration = node.parent;
@@ -289,7 +289,7 @@ const TYPESCRIPT: LanguageSpec = {
 const TSX: LanguageSpec = { ...TYPESCRIPT, grammar: 'tsx' };
 
 /** Module-level `MAX_SIZE = 10`: Python's constants by convention. */
-function pythonConstant(node: Node): SymbolKind | undefined {
+function pythonConstant(node: SyntaxNode): SymbolKind | undefined {
   const left = node.childForFieldName('left');
   if (left === null || left.type !== 'identifier' || !/^[A-Z][A-Z0-9_]*$/.test(left.text)) return undefined;
   const statement = node.parent;
@@ -334,13 +334,13 @@ const PYTHON: LanguageSpec = {
 };
 
 /** `type Foo struct {…}`: the kind is the kind of the type. */
-function goTypeKind(node: Node): SymbolKind {
+function goTypeKind(node: SyntaxNode): SymbolKind {
   const type = node.childForFieldName('type')?.type;
   return type === 'struct_type' ? 'struct' : type === 'interface_type' ? 'interface' : 'type';
 }
 
 /** `func (s *Server) Start()`: the receiver's type name, without pointer or type parameters. */
-function goReceiver(node: Node): string | undefined {
+function goReceiver(node: SyntaxNode): string | undefined {
   const receiver = node.childForFieldName('receiver');
   const match = receiver === null ? null : /([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[[^\]]*\])?\s*\)\s*$/.exec(receiver.text);
   return match?.[1];
@@ -395,7 +395,7 @@ const RUST: LanguageSpec = {
 };
 
 /** `impl<T> Display for Wrapper<T>` → `Wrapper`. */
-function rustImplType(node: Node): Node | null {
+function rustImplType(node: SyntaxNode): SyntaxNode | null {
   let type = node.childForFieldName('type');
   while (type !== null && (type.type === 'generic_type' || type.type === 'scoped_type_identifier')) {
     type = type.childForFieldName(type.type === 'generic_type' ? 'type' : 'name');
@@ -450,7 +450,7 @@ const CSHARP: LanguageSpec = {
 };
 
 /** `MAX = 3` directly in a class or module body. */
-function rubyConstant(node: Node): SymbolKind | undefined {
+function rubyConstant(node: SyntaxNode): SymbolKind | undefined {
   const left = node.childForFieldName('left');
   if (left?.type !== 'constant') return undefined;
   const scope = node.parent?.type === 'body_statement' ? node.parent.parent : node.parent;

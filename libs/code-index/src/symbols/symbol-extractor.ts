@@ -1,6 +1,7 @@
-import { Language, Node, Parser, Range, Tree } from 'web-tree-sitter';
+import { Language, Parser, Range, Tree } from 'web-tree-sitter';
 import { CBodies, includedRanges, scanCBodies, withoutRegions } from './c-bodies';
 import { CursorFactory, WalkCursor } from './fast-cursor';
+import { FlatTree } from './flat-tree';
 import { GrammarName, loadGrammar, treeSitterModule } from './grammars';
 import type { ImportEntry, ImportRule } from './imports';
 import { BindingRule, DefinitionRule, LANGUAGE_SPECS, LanguageSpec, METHOD_CONTAINERS, MemberRule, NO_BODY, languageSpecFor } from './language-specs';
@@ -21,7 +22,9 @@ import {
   OCCURRENCE_VALUE_NAME,
   type RawOccurrences,
 } from './occurrences';
+import { NativeCParser } from './native-c';
 import { DEFAULT_MAX_SYMBOL_BYTES, type Definition, type IndexWarning, type SymbolKind } from './symbol-types';
+import type { SyntaxNode, SyntaxTree } from './syntax-node';
 
 /** A parse that takes longer than this is abandoned (the file gets no symbols and a warning). */
 export const DEFAULT_PARSE_TIMEOUT_MS = 10_000;
@@ -36,6 +39,8 @@ export interface SymbolExtractorOptions {
   publicCursor?: boolean;
   /** Parse C function bodies and initializers too instead of lexing them (c-bodies.ts); for tests. */
   parseCBodies?: boolean;
+  /** Parse C with the native build of its grammar when it is built (native-c.ts; the default), or always with WebAssembly (false; for tests). */
+  nativeC?: boolean;
 }
 
 export interface ExtractedSymbols {
@@ -64,6 +69,8 @@ export interface CompressedSource {
 interface PreparedGrammar {
   language: Language;
   parser: Parser;
+  /** The native parser of the same grammar (C only, when built): trees as records (flat-tree.ts). */
+  native?: NativeCParser;
   rules: (DefinitionRule | undefined)[];
   /**
    * By node type id: the rule is plain (a fixed kind, the `name` field, no body, no container of
@@ -82,7 +89,7 @@ interface PreparedGrammar {
   selfLeaves: boolean[];
   selfNames: ReadonlySet<string>;
   imports: (ImportRule | undefined)[];
-  packages: (((node: Node) => string | undefined) | undefined)[];
+  packages: (((node: SyntaxNode) => string | undefined) | undefined)[];
   localScopes: ReadonlySet<string>;
   typeLeaves: boolean[];
   /** By node type id: how the node binds names (variables, parameters). */
@@ -96,9 +103,9 @@ interface PreparedGrammar {
 
 interface PreparedBinding {
   /** A field id, `-1` for the identifier children without a field, or a function of the node. */
-  name: number | ((node: Node) => Node | null);
+  name: number | ((node: SyntaxNode) => SyntaxNode | null);
   type: number;
-  value: number | ((node: Node) => Node | null);
+  value: number | ((node: SyntaxNode) => SyntaxNode | null);
   member?: BindingRule['member'];
 }
 
@@ -109,10 +116,10 @@ interface OpenDefinition {
 }
 
 interface FoundDefinition {
-  node: Node;
+  node: SyntaxNode;
   rule: DefinitionRule;
   kind: SymbolKind | 'impl';
-  nameNode: Node;
+  nameNode: SyntaxNode;
 }
 
 /**
@@ -135,7 +142,13 @@ export class SymbolExtractor {
 
   static async create(options: SymbolExtractorOptions = {}): Promise<SymbolExtractor> {
     const extractor = new SymbolExtractor(options);
-    await Promise.all(LANGUAGE_SPECS.map(async (spec) => extractor.grammars.set(spec.grammar, prepare(spec, await loadGrammar(spec.grammar)))));
+    await Promise.all(
+      LANGUAGE_SPECS.map(async (spec) => {
+        const grammar = prepare(spec, await loadGrammar(spec.grammar));
+        if (spec.grammar === 'c' && options.nativeC !== false) grammar.native = NativeCParser.for(grammar.language);
+        extractor.grammars.set(spec.grammar, grammar);
+      }),
+    );
     extractor.cursors = CursorFactory.for(treeSitterModule(), { fast: options.publicCursor !== true });
     return extractor;
   }
@@ -143,6 +156,16 @@ export class SymbolExtractor {
   /** Whether trees are walked by calling the runtime directly (see fast-cursor.ts). */
   get fastCursor(): boolean {
     return this.cursors.fast;
+  }
+
+  /** Whether C is parsed by the native build of its grammar (native-c.ts). */
+  get nativeC(): boolean {
+    return this.grammars.get('c')?.native !== undefined;
+  }
+
+  /** A walk over the tree: over its records (native), or through the runtime (WebAssembly). */
+  private walk(tree: SyntaxTree): WalkCursor {
+    return tree instanceof FlatTree ? tree.walk() : this.cursors.walk(tree as Tree);
   }
 
   extract(path: string, language: string | undefined, text: string): ExtractedSymbols {
@@ -168,7 +191,9 @@ export class SymbolExtractor {
     }
     if ('warning' in parsed) return { status: 'failed', ...empty, warnings: [parsed.warning] };
     try {
-      return { status: 'parsed', ...collect(grammar, text, this.cursors.walk(parsed.tree), bodies, this.cursors.fast), warnings: [] };
+      // Plain definitions are read off a cursor that makes no node objects; the public cursor is the spec's reference.
+      const plainDefinitions = parsed.tree instanceof FlatTree || this.cursors.fast;
+      return { status: 'parsed', ...collect(grammar, text, this.walk(parsed.tree), bodies, plainDefinitions), warnings: [] };
     } finally {
       parsed.tree.delete();
     }
@@ -187,7 +212,7 @@ export class SymbolExtractor {
     if ('warning' in parsed) return undefined;
     try {
       const bodies: [number, number][] = [];
-      walkDefinitions(grammar, this.cursors.walk(parsed.tree), (found) => {
+      walkDefinitions(grammar, this.walk(parsed.tree), (found) => {
         if (found.kind !== 'function' && found.kind !== 'method') return;
         const body = bodyOf(found.node, found.rule);
         // One-line definitions stay as they are: eliding would save nothing.
@@ -208,7 +233,16 @@ export class SymbolExtractor {
     }
   }
 
-  private parse(grammar: PreparedGrammar, path: string, text: string, includedRanges?: Range[]): { tree: Tree } | { warning: IndexWarning } {
+  private parse(grammar: PreparedGrammar, path: string, text: string, includedRanges?: Range[]): { tree: SyntaxTree } | { warning: IndexWarning } {
+    const timeout = { warning: { kind: 'grammar_failed' as const, message: `${path}: parsing took longer than ${this.parseTimeoutMs} ms, symbols not extracted` } };
+    if (grammar.native !== undefined) {
+      try {
+        const tree = grammar.native.parse(text, this.parseTimeoutMs, includedRanges);
+        return tree === null ? timeout : { tree };
+      } catch (error) {
+        return { warning: { kind: 'grammar_failed', message: `${path}: the native C parser failed: ${(error as Error).message}` } };
+      }
+    }
     const deadline = performance.now() + this.parseTimeoutMs;
     try {
       // Returning true from the progress callback cancels the parse (web-tree-sitter ≥ 0.25).
@@ -217,7 +251,7 @@ export class SymbolExtractor {
         includedRanges === undefined
           ? grammar.parser.parse(text, null, { progressCallback })
           : grammar.parser.parse(rangedInput(text, includedRanges), null, { progressCallback, includedRanges });
-      if (tree === null) return { warning: { kind: 'grammar_failed', message: `${path}: parsing took longer than ${this.parseTimeoutMs} ms, symbols not extracted` } };
+      if (tree === null) return timeout;
       return { tree };
     } catch (error) {
       // A parser that threw may be in any state: start a fresh one for the next file.
@@ -305,7 +339,7 @@ function prepare(spec: LanguageSpec, language: Language): PreparedGrammar {
 const SKIPPED_WORDS = /^[\w\s*]*$/;
 
 /** The regions left out (by index) that an ERROR node of the tree reaches into, or into whose head. */
-function regionsNearErrors(tree: Tree, { regions, heads }: CBodies, text: string): number[] {
+function regionsNearErrors(tree: SyntaxTree, { regions, heads }: CBodies, text: string): number[] {
   if (!tree.rootNode.hasError) return [];
   const lost: number[] = [];
   const count = regions.length / 2;
@@ -362,7 +396,7 @@ function walkDefinitions(grammar: PreparedGrammar, cursor: WalkCursor, visit: (f
   });
 }
 
-function definitionAt(node: Node, rule: DefinitionRule): FoundDefinition | undefined {
+function definitionAt(node: SyntaxNode, rule: DefinitionRule): FoundDefinition | undefined {
   const kind = typeof rule.kind === 'function' ? rule.kind(node) : rule.kind;
   if (kind === undefined) return undefined;
   const nameNode = rule.name === undefined ? node.childForFieldName('name') : rule.name(node);
@@ -724,8 +758,8 @@ function collect(grammar: PreparedGrammar, text: string, cursor: WalkCursor, lex
   }
 
   /** The names a binding node binds, recorded with what it says about them (scope, declared type, value). */
-  function recordBinding(node: Node, binding: PreparedBinding): void {
-    const names: Node[] = [];
+  function recordBinding(node: SyntaxNode, binding: PreparedBinding): void {
+    const names: SyntaxNode[] = [];
     if (typeof binding.name === 'function') {
       const name = binding.name(node);
       if (name !== null) names.push(name);
@@ -775,7 +809,7 @@ function collect(grammar: PreparedGrammar, text: string, cursor: WalkCursor, lex
   }
 
   /** The name an expression ends in and how: `x`, `f()`/`a.f()`/`new F()` (a call), `a.b` (a member); through `(…)`, `await`, `!`. */
-  function lastName(node: Node, depth = 0): { leaf: Node; kind: number } | undefined {
+  function lastName(node: SyntaxNode, depth = 0): { leaf: SyntaxNode; kind: number } | undefined {
     if (depth > 16) return undefined;
     const typeId = node.typeId;
     if (grammar.identifiers[typeId]) return { leaf: node, kind: ENDS_IN_NAME };
@@ -803,7 +837,7 @@ function collect(grammar: PreparedGrammar, text: string, cursor: WalkCursor, lex
    * → `Foo`; UNNAMED for a type that is no class (`string`, `Foo[]`, a literal, a function or
    * object type); `typeof y`: `y`, as a value.
    */
-  function typeName(node: Node | null, depth = 0): Node | typeof UNNAMED | { leaf: Node; kind: number } | undefined {
+  function typeName(node: SyntaxNode | null, depth = 0): SyntaxNode | typeof UNNAMED | { leaf: SyntaxNode; kind: number } | undefined {
     if (node === null || depth > 8) return undefined;
     if (grammar.identifiers[node.typeId]) return node;
     switch (node.type) {
@@ -852,7 +886,7 @@ function collect(grammar: PreparedGrammar, text: string, cursor: WalkCursor, lex
 }
 
 /** The lines of the innermost block a definition sits in (none at module or class level). */
-function localScopeOf(grammar: PreparedGrammar, node: Node): [number, number] | undefined {
+function localScopeOf(grammar: PreparedGrammar, node: SyntaxNode): [number, number] | undefined {
   if (grammar.localScopes.size === 0) return undefined;
   for (let current = node.parent; current !== null; current = current.parent) {
     if (grammar.localScopes.has(current.type)) return [current.startPosition.row + 1, current.endPosition.row + 1];
@@ -871,13 +905,13 @@ function nearestContainer(open: OpenDefinition[]): OpenDefinition | undefined {
   return undefined;
 }
 
-function bodyOf(node: Node, rule: DefinitionRule): Node | null {
+function bodyOf(node: SyntaxNode, rule: DefinitionRule): SyntaxNode | null {
   if (typeof rule.body === 'function') return rule.body(node);
   return node.childForFieldName(rule.body ?? 'body');
 }
 
 /** The head of a definition on one line: up to its body, or the line of its name when it has none. */
-function signatureOf(text: string, node: Node, nameNode: Node, rule: DefinitionRule): string {
+function signatureOf(text: string, node: SyntaxNode, nameNode: SyntaxNode, rule: DefinitionRule): string {
   const body = bodyOf(node, rule);
   const head =
     body !== null && body.startIndex > node.startIndex

@@ -1,0 +1,181 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Parser, type Node } from 'web-tree-sitter';
+import { languageOf } from '@quarry/workspace';
+import { includedRanges, scanCBodies } from './c-bodies';
+import { loadGrammar } from './grammars';
+import { NativeCParser, nativeCAvailable } from './native-c';
+import { packOccurrences } from './occurrences';
+import { ExtractedSymbols, SymbolExtractor } from './symbol-extractor';
+import type { SyntaxNode } from './syntax-node';
+
+/**
+ * The native C parser (native/c_syntax.c, flat-tree.ts) must give what the WebAssembly build of
+ * the same grammar gives: node by node through the `SyntaxNode` API the rules read, and
+ * extraction by extraction. Real C comes from the tree-sitter runtime's own sources (installed with
+ * it), the system's headers, the fixtures, and the Linux tree when the benchmarks have prepared it.
+ */
+const REPO = path.resolve(__dirname, '..', '..', '..', '..');
+const RUNTIME_SOURCES = path.join(REPO, 'node_modules/tree-sitter/vendor/tree-sitter/lib/src');
+const LINUX = process.env.QUARRY_BENCH_LINUX ?? path.join(os.homedir(), '.cache/quarry-bench/linux-6.1');
+
+function cFilesUnder(directory: string, limit: number): string[] {
+  const found: string[] = [];
+  const visit = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (found.length >= limit) return;
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) visit(full);
+      else if (/\.[ch]$/.test(entry.name) && fs.statSync(full).size < 1_000_000) found.push(full);
+    }
+  };
+  if (fs.existsSync(directory)) visit(directory);
+  return found;
+}
+
+/** Everything an extraction gives, with occurrences packed as the blob index stores them. */
+function comparable(symbols: ExtractedSymbols, text: string) {
+  const references = [...symbols.references].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return {
+    status: symbols.status,
+    definitions: symbols.definitions,
+    references,
+    occurrences: packOccurrences(symbols.occurrences, references.map(([name]) => name), text, symbols.lineStarts),
+    imports: symbols.imports,
+    package: symbols.package,
+    warnings: symbols.warnings,
+  };
+}
+
+/** A node as the rules can see it, its children's and fields' shapes included (not their subtrees). */
+function described(node: SyntaxNode, fieldNames: readonly string[]) {
+  return {
+    typeId: node.typeId,
+    type: node.type,
+    isNamed: node.isNamed,
+    hasError: node.hasError,
+    startIndex: node.startIndex,
+    endIndex: node.endIndex,
+    startPosition: node.startPosition,
+    endPosition: node.endPosition,
+    text: node.text,
+    parent: node.parent === null ? null : [node.parent.type, node.parent.startIndex],
+    childCount: node.childCount,
+    namedChildCount: node.namedChildCount,
+    children: node.children.map((child) => child && [child.type, child.startIndex, child.endIndex]),
+    namedChildren: node.namedChildren.map((child) => child && [child.type, child.startIndex]),
+    fieldsOfChildren: node.children.map((_child, index) => node.fieldNameForChild(index)),
+    byField: fieldNames.map((name) => [node.childForFieldName(name)?.startIndex ?? null, node.childrenForFieldName(name).map((child) => child?.startIndex)]),
+    namedChild1: node.namedChild(1)?.startIndex ?? null,
+    child2: node.child(2)?.startIndex ?? null,
+  };
+}
+
+function compareTrees(native: SyntaxNode, wasm: Node, fieldNames: readonly string[], file: string): number {
+  expect({ file, ...described(native, fieldNames) }).toEqual({ file, ...described(wasm, fieldNames) });
+  const nativeChildren = native.children;
+  const wasmChildren = wasm.children;
+  let nodes = 1;
+  for (let index = 0; index < wasmChildren.length; index++) nodes += compareTrees(nativeChildren[index]!, wasmChildren[index]!, fieldNames, file);
+  return nodes;
+}
+
+describe('the native C parser', () => {
+  let native: SymbolExtractor;
+  let wasm: SymbolExtractor;
+  beforeAll(async () => {
+    [native, wasm] = await Promise.all([SymbolExtractor.create(), SymbolExtractor.create({ nativeC: false })]);
+  });
+
+  it('is built and used (npm run build makes it)', () => {
+    expect(nativeCAvailable()).toBe(true);
+    expect(native.nativeC).toBe(true);
+    expect(wasm.nativeC).toBe(false);
+  });
+
+  it('gives the same nodes as web-tree-sitter, whole and in included ranges', async () => {
+    const language = await loadGrammar('c');
+    const parser = new Parser();
+    parser.setLanguage(language);
+    const nativeParser = NativeCParser.for(language)!;
+    const fieldNames = language.fields.filter((name): name is string => name !== null);
+    const files = [
+      ...cFilesUnder(path.join(__dirname, 'fixtures'), 10),
+      ...cFilesUnder(RUNTIME_SOURCES, 6),
+      path.join(REPO, 'libs/code-index/native/c_syntax.c'),
+    ];
+    let nodes = 0;
+    for (const file of files) {
+      const text = fs.readFileSync(file, 'utf8');
+      const whole = parser.parse(text)!;
+      nodes += compareTrees(nativeParser.parse(text, 10_000)!.rootNode, whole.rootNode, fieldNames, file);
+      whole.delete();
+      const bodies = scanCBodies(text);
+      if (bodies === undefined) continue;
+      const ranges = includedRanges(text, bodies.regions);
+      const ranged = parser.parse(text, null, { includedRanges: ranges })!;
+      nodes += compareTrees(nativeParser.parse(text, 10_000, ranges)!.rootNode, ranged.rootNode, fieldNames, file);
+      ranged.delete();
+    }
+    expect(nodes).toBeGreaterThan(5_000);
+  });
+
+  it('counts positions in UTF-16 code units and rows by \\n, as web-tree-sitter does', async () => {
+    const language = await loadGrammar('c');
+    const parser = new Parser();
+    parser.setLanguage(language);
+    const text = '// 日本語 😀 ß\r\nint 変数 = 1; /* 😀😀 */ int b;\r\nchar *s = "é😀";\nstruct 😀 { int x; };\n';
+    const fieldNames = language.fields.filter((name): name is string => name !== null);
+    const wasmTree = parser.parse(text)!;
+    expect(compareTrees(NativeCParser.for(language)!.parse(text, 10_000)!.rootNode, wasmTree.rootNode, fieldNames, 'unicode')).toBeGreaterThan(10);
+    wasmTree.delete();
+  });
+
+  const corpora: [string, () => string[]][] = [
+    ['the fixtures', () => cFilesUnder(path.join(__dirname, 'fixtures'), 10)],
+    ['tree-sitter’s runtime sources', () => cFilesUnder(RUNTIME_SOURCES, 100)],
+    ['the system’s headers', () => cFilesUnder('/usr/include', 150)],
+    ['C from the Linux tree (when prepared)', () => ['fs/ext4', 'kernel/sched', 'drivers/net/ethernet/intel/e1000', 'include/linux'].flatMap((part) => cFilesUnder(path.join(LINUX, part), 120))],
+  ];
+  it.each(corpora)('extracts the same as the WebAssembly build from %s', (_name, files) => {
+    for (const file of files()) {
+      const text = fs.readFileSync(file, 'utf8');
+      const relative = path.basename(file);
+      expect({ file, ...comparable(native.extract(relative, languageOf(file), text), text) }).toEqual({ file, ...comparable(wasm.extract(relative, languageOf(file), text), text) });
+    }
+  });
+
+  it('recovers from syntax errors as the WebAssembly build does (bodies near errors parsed after all)', () => {
+    const text = [
+      'static int broken(struct foo *f {',
+      '  return f->x + ;',
+      '}',
+      'int fine(void) { for_each_cpu(i) { call(i); } return 0; }',
+      '#define MAX(a, b) ((a) > (b) ? (a) : (b))',
+      'struct s { int x; ) ;',
+      'void tail(void) { if (x { y(); } }',
+    ].join('\n');
+    const nativeSymbols = native.extract('broken.c', 'C', text);
+    expect(nativeSymbols.definitions.map((definition) => definition.name)).toEqual(expect.arrayContaining(['fine', 'MAX']));
+    expect(comparable(nativeSymbols, text)).toEqual(comparable(wasm.extract('broken.c', 'C', text), text));
+  });
+
+  it('gives up on a parse past its deadline with the same warning', async () => {
+    const slow = await SymbolExtractor.create({ parseTimeoutMs: 0 });
+    expect(slow.nativeC).toBe(true);
+    const text = 'int f(void) { return 1; }\n'.repeat(20_000) + 'int x = (((((((((1)))))))));\n'.repeat(2_000);
+    const result = slow.extract('slow.c', 'C', text);
+    expect(result.status).toBe('failed');
+    expect(result.warnings).toEqual([{ kind: 'grammar_failed', message: 'slow.c: parsing took longer than 0 ms, symbols not extracted' }]);
+    // The parser is usable afterwards.
+    expect(native.extract('after.c', 'C', 'int after(void) { return 0; }\n').definitions.map((definition) => definition.name)).toEqual(['after']);
+  });
+
+  it('compresses C as the WebAssembly build does', () => {
+    for (const file of [...cFilesUnder(path.join(__dirname, 'fixtures'), 10), ...cFilesUnder(RUNTIME_SOURCES, 8)]) {
+      const text = fs.readFileSync(file, 'utf8');
+      expect(native.compress(file, 'C', text)).toEqual(wasm.compress(file, 'C', text));
+    }
+  });
+});
