@@ -23,7 +23,16 @@ export interface ShardLimits {
   maxFiles: number;
   /** At most this many bytes per shard (a single larger file makes a shard of its own). */
   maxBytes: number;
+  /**
+   * Shards shrink toward the end: at most 1/taper of the bytes still to plan (never under
+   * MIN_TAPERED_SHARD_BYTES), so the last ones finish together instead of one worker running a
+   * full shard alone while the others idle (guided scheduling).
+   */
+  taper?: number;
 }
+
+/** The smallest shard tapering makes: a shard's fixed cost (a message or a job, a snapshot opened) stays small beside it. */
+export const MIN_TAPERED_SHARD_BYTES = 256 * 1024;
 
 export const DEFAULT_SHARD_LIMITS: ShardLimits = { maxFiles: 4_000, maxBytes: 32 * 1024 * 1024 };
 /** A git tree lists no sizes without fetching the blobs: the planner counts a file of unknown size as this. */
@@ -39,14 +48,18 @@ export function planShards(files: readonly ShardFile[], limits: ShardLimits = DE
   const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const shards: ShardTask[] = [];
   let current: ShardTask | undefined;
+  let remaining = limits.taper === undefined ? 0 : sorted.reduce((sum, file) => sum + (file.bytes ?? ESTIMATED_FILE_BYTES), 0);
+  let maxBytes = limits.maxBytes;
   for (const file of sorted) {
     const bytes = file.bytes ?? ESTIMATED_FILE_BYTES;
-    if (!current || current.files.length >= limits.maxFiles || (current.files.length > 0 && current.bytes + bytes > limits.maxBytes)) {
+    if (!current || current.files.length >= limits.maxFiles || (current.files.length > 0 && current.bytes + bytes > maxBytes)) {
       current = { index: shards.length, files: [], bytes: 0 };
       shards.push(current);
+      if (limits.taper !== undefined) maxBytes = Math.min(limits.maxBytes, Math.max(MIN_TAPERED_SHARD_BYTES, Math.ceil(remaining / limits.taper)));
     }
     current.files.push(file);
     current.bytes += bytes;
+    remaining -= bytes;
   }
   return shards;
 }

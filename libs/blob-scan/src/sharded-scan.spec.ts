@@ -9,7 +9,7 @@ import { GitHttpServer, makeFixtureRepositories, type FixtureRepositories } from
 import { loopbackOnlyDialer } from '../../fetch/src/testing/virtual-network';
 import { MemoryBlobFacts, type BlobFact, type BlobFactStore } from './blob-facts';
 import { InProcessShardExecutor } from './in-process-executor';
-import { planShards, describeShardPaths } from './plan';
+import { MIN_TAPERED_SHARD_BYTES, planShards, describeShardPaths } from './plan';
 import { derivedWorkLimits, shardedScan, type CommitIndexStep, type ScanChanges } from './sharded-scan';
 import { ScanMemory } from './scan-memory';
 import { jsonStore } from './testing/json-state-store';
@@ -122,7 +122,7 @@ describe('a sharded scan', () => {
     const plain = await shardedScan(snapshot, { store: plainStore, executor: new InProcessShardExecutor(snapshot, plainStore, 1, 'w1'), signal: new AbortController().signal, limits });
     const store = new MemoryBlobFacts();
     const withDerive = await shardedScan(snapshot, { store, executor: new InProcessShardExecutor(snapshot, store, 1, 'w1', derive), signal: new AbortController().signal, limits, derive });
-    expect(derivedWorkLimits(limits)).toEqual({ maxFiles: 2, maxBytes: 1 << 28 });
+    expect(derivedWorkLimits(limits)).toEqual({ maxFiles: 2, maxBytes: 1 << 28, taper: 8 });
     expect(plain.shards).toBe(Math.ceil(plain.blobs.total / 8));
     expect(withDerive.shards).toBe(Math.ceil(withDerive.blobs.total / 2));
     expect(Math.max(...derived)).toBeLessThanOrEqual(2);
@@ -405,6 +405,22 @@ describe('planShards', () => {
     expect(shards.map((shard) => shard.files.map((file) => file.path))).toEqual([['a'], ['b'], ['c'], ['d', 'e'], ['f']]);
     expect(shards.map((shard) => shard.index)).toEqual([0, 1, 2, 3, 4]);
     expect(planShards([])).toEqual([]);
+  });
+
+  it('tapers: shards shrink toward the end, never under the floor, in path order', () => {
+    const mb = 1024 * 1024;
+    const files = Array.from({ length: 400 }, (_, index) => ({ path: `f${String(index).padStart(3, '0')}`, bytes: mb / 8 }));
+    const shards = planShards(files, { maxFiles: 1000, maxBytes: 8 * mb, taper: 8 });
+    const sizes = shards.map((shard) => shard.bytes);
+    // 50 MB: the first shard is at most an eighth of it, each later one at most as large, the last ones at the floor.
+    expect(sizes[0]).toBeLessThanOrEqual((50 * mb) / 8);
+    expect(sizes[0]).toBeGreaterThan(5 * mb);
+    for (let index = 1; index < sizes.length; index++) expect(sizes[index]).toBeLessThanOrEqual(sizes[index - 1]);
+    expect(sizes[sizes.length - 2]).toBe(MIN_TAPERED_SHARD_BYTES);
+    expect(Math.min(...sizes.slice(0, -1))).toBeGreaterThanOrEqual(MIN_TAPERED_SHARD_BYTES);
+    expect(shards.flatMap((shard) => shard.files.map((file) => file.path))).toEqual(files.map((file) => file.path));
+    // Without a taper, every shard but the last is full.
+    expect(planShards(files, { maxFiles: 1000, maxBytes: 8 * mb }).map((shard) => shard.bytes)).toEqual([8, 8, 8, 8, 8, 8, 2].map((size) => size * mb));
   });
 
   it('names a shard by its first paths', () => {

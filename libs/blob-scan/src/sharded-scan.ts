@@ -314,14 +314,19 @@ function addSkipped(to: WalkSkipped, counts: WalkSkipped, sign: 1 | -1): WalkSki
   };
 }
 
+/** A derived-work shard holds at most an eighth of what is left to plan: enough for up to ~4 workers to end together. */
+const DERIVED_WORK_TAPER = 8;
+
 /**
  * Shards of a scan that also derives per-blob work (the code index: tokens, a parse, references)
  * are a quarter of the configured size. That work costs ~25× the facts per byte, so a full-size
  * shard ran for ~10 s on the Linux kernel: the last ones kept one worker busy while the others
- * idled (1→2 workers 1.77×), and a failed one had more to redo.
+ * idled (1→2 workers 1.77×), and a failed one had more to redo. They also taper
+ * (ShardLimits.taper): with quarter-size shards alone, one of two shard threads still idled for a
+ * tenth of a scan of Linux `fs/` (46 MB) while the other ran the last 8 MB shard.
  */
 export function derivedWorkLimits(limits: ShardLimits): ShardLimits {
-  return { maxFiles: Math.max(1, Math.ceil(limits.maxFiles / 4)), maxBytes: Math.max(1, Math.ceil(limits.maxBytes / 4)) };
+  return { maxFiles: Math.max(1, Math.ceil(limits.maxFiles / 4)), maxBytes: Math.max(1, Math.ceil(limits.maxBytes / 4)), taper: DERIVED_WORK_TAPER };
 }
 
 function setOf(blobs: ReadonlyArray<string | undefined>): Set<string> {
