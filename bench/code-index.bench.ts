@@ -454,7 +454,7 @@ export async function runCodeIndexBench(options: CodeIndexBenchOptions = {}): Pr
     if (parts.has('pack')) report.pack = measurePack(corpus, out);
     if (parts.has('whole') && !options.quick) report.whole = measureWholeTree(linux, out, temporary);
     if (parts.has('product') && !options.quick) report.product = measureProduct(linux, out);
-    if (parts.has('scan') && !options.quick) report.scans = [measureScan(linux, 'fs', out, 5), ...(options.wholeTree ? [measureScan(linux, '.', out)] : [])];
+    if (parts.has('scan') && !options.quick) report.scans = [measureScan(linux, 'fs', out, 5), ...(options.wholeTree ? [measureScan(linux, '.', out, 3)] : [])];
     return report;
   } finally {
     for (const file of temporary) fs.rmSync(file, { force: true });

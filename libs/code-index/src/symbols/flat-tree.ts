@@ -242,12 +242,18 @@ export class FlatNode implements SyntaxNode {
     return this.tree.grammar.fields[this.tree.records[child * RECORD_SIZE + FIELD_ID]] ?? null;
   }
 
+  /**
+   * The node and its descendants of those types, in document order, as web-tree-sitter gives them:
+   * the node itself included (a root can be an ERROR), nodes ending at offset 0 left out.
+   */
   descendantsOfType(types: string | string[]): FlatNode[] {
     const wanted = new Set(typeof types === 'string' ? [types] : types);
+    const records = this.tree.records;
     const found: FlatNode[] = [];
     const end = this.field(NEXT);
-    for (let descendant = this.index + 1; descendant < end; descendant++) {
-      const type = this.tree.grammar.types[this.tree.records[descendant * RECORD_SIZE + TYPE_ID]] || 'ERROR';
+    for (let descendant = this.index; descendant < end; descendant++) {
+      if (records[descendant * RECORD_SIZE + END] === 0) continue;
+      const type = this.tree.grammar.types[records[descendant * RECORD_SIZE + TYPE_ID]] || 'ERROR';
       if (wanted.has(type)) found.push(new FlatNode(this.tree, descendant));
     }
     return found;
