@@ -95,6 +95,19 @@ describe('the native C parser', () => {
     expect(wasm.nativeC).toBe(false);
   });
 
+  it('is off with QUARRY_NATIVE_C=0 (C then goes through WebAssembly)', () => {
+    const saved = process.env.QUARRY_NATIVE_C;
+    process.env.QUARRY_NATIVE_C = '0';
+    try {
+      jest.isolateModules(() => {
+        expect((require('./native-c') as typeof import('./native-c')).nativeCAvailable()).toBe(false);
+      });
+    } finally {
+      if (saved === undefined) delete process.env.QUARRY_NATIVE_C;
+      else process.env.QUARRY_NATIVE_C = saved;
+    }
+  });
+
   it('gives the same nodes as web-tree-sitter, whole and in included ranges', async () => {
     const language = await loadGrammar('c');
     const parser = new Parser();

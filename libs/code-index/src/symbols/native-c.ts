@@ -23,7 +23,8 @@ let loaded: CSyntaxAddon | null | undefined;
 function addon(): CSyntaxAddon | null {
   if (loaded !== undefined) return loaded;
   loaded = null;
-  if (process.env.QUARRY_NATIVE_C === '0') return loaded;
+  // The same spellings as the configuration's flags (libs/config validates the variable at start).
+  if (['0', 'false', 'no'].includes(process.env.QUARRY_NATIVE_C ?? '')) return loaded;
   const file = CANDIDATES.find((candidate) => fs.existsSync(candidate));
   if (file === undefined) return loaded;
   // A build of another layout would misread every record: refused, C then goes through WebAssembly.
