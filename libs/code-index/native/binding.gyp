@@ -1,7 +1,8 @@
 {
-  # The C grammar's parser and tree-sitter's runtime, compiled natively with the walk that flattens
-  # a syntax tree into one Int32Array (c_syntax.c). Sources come from the npm packages:
-  # tree-sitter (its vendored runtime; its own Node binding is not built) and tree-sitter-c.
+  # c_syntax: the C grammar's parser and tree-sitter's runtime, compiled natively with the walk
+  # that flattens a syntax tree into one Int32Array (c_syntax.c). Sources come from the npm
+  # packages: tree-sitter (its vendored runtime; its own Node binding is not built) and tree-sitter-c.
+  # bpe_count: exact o200k_base counts of ASCII texts over bpe-counter.ts's tables (bpe_count.c).
   "targets": [{
     "target_name": "c_syntax",
     "sources": [
@@ -16,5 +17,9 @@
     ],
     "cflags": ["-std=c11", "-fvisibility=hidden"],
     "defines": ["_POSIX_C_SOURCE=200112L", "_DEFAULT_SOURCE"]
+  }, {
+    "target_name": "bpe_count",
+    "sources": ["bpe_count.c"],
+    "cflags": ["-std=c11", "-fvisibility=hidden"]
   }]
 }

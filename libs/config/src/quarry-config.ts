@@ -25,8 +25,8 @@ const envSchema = z.object({
   QUARRY_SHARD_MAX_FILES: positiveInt(4_000),
   QUARRY_SHARD_MAX_BYTES: positiveInt(32 * 1024 * 1024),
   QUARRY_SEARCH_INDEX: flag.default(true),
-  /** Read by the code index itself (libs/code-index native-c.ts, in every shard thread); here so that a bad value stops the process. */
-  QUARRY_NATIVE_C: flag.default(true),
+  /** Read by the code index itself (libs/code-index/src/native.ts, in every shard thread); here so that a bad value stops the process. */
+  QUARRY_NATIVE: flag.default(true),
   QUARRY_ALLOW_ANONYMOUS: flag.default(false),
   QUARRY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   QUARRY_JOB_LOCK_MS: positiveInt(30_000),

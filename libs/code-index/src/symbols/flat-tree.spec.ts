@@ -95,16 +95,17 @@ describe('the native C parser', () => {
     expect(wasm.nativeC).toBe(false);
   });
 
-  it('is off with QUARRY_NATIVE_C=0 (C then goes through WebAssembly)', () => {
-    const saved = process.env.QUARRY_NATIVE_C;
-    process.env.QUARRY_NATIVE_C = '0';
+  it('is off with QUARRY_NATIVE=0 (C then goes through WebAssembly, tokens through JavaScript)', () => {
+    const saved = process.env.QUARRY_NATIVE;
+    process.env.QUARRY_NATIVE = '0';
     try {
       jest.isolateModules(() => {
         expect((require('./native-c') as typeof import('./native-c')).nativeCAvailable()).toBe(false);
+        expect((require('../native') as typeof import('../native')).nativeAddon('bpe_count')).toBeNull();
       });
     } finally {
-      if (saved === undefined) delete process.env.QUARRY_NATIVE_C;
-      else process.env.QUARRY_NATIVE_C = saved;
+      if (saved === undefined) delete process.env.QUARRY_NATIVE;
+      else process.env.QUARRY_NATIVE = saved;
     }
   });
 

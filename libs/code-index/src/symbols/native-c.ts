@@ -1,12 +1,10 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Language } from 'web-tree-sitter';
+import { nativeAddon } from '../native';
 import { FlatGrammar, FlatTree, RECORD_SIZE } from './flat-tree';
 
 /**
- * The C grammar compiled natively (libs/code-index/native, built by `npm run build`): parse and
- * flatten C in one call, ~1.45× the WebAssembly build's parse and walk (docs/decisions.md). When
- * the addon is not built (sources run by ts-jest before a build) or `QUARRY_NATIVE_C=0`, C is
+ * The C grammar compiled natively (the `c_syntax` addon, ../native.ts): parse and flatten C in one
+ * call, ~1.4× the WebAssembly build's parse and walk (docs/decisions.md). Without the addon C is
  * parsed with WebAssembly like every other language, with the same results.
  */
 interface CSyntaxAddon {
@@ -14,23 +12,10 @@ interface CSyntaxAddon {
   recordSize: number;
 }
 
-const ADDON = 'c_syntax.node';
-/** The addon as node-gyp builds it, seen from this file in the sources and in dist/. */
-const CANDIDATES = [path.resolve(__dirname, '..', '..', 'native', 'build', 'Release', ADDON), path.resolve(__dirname, '..', '..', '..', '..', '..', 'libs', 'code-index', 'native', 'build', 'Release', ADDON)];
-
-let loaded: CSyntaxAddon | null | undefined;
-
 function addon(): CSyntaxAddon | null {
-  if (loaded !== undefined) return loaded;
-  loaded = null;
-  // The same spellings as the configuration's flags (libs/config validates the variable at start).
-  if (['0', 'false', 'no'].includes(process.env.QUARRY_NATIVE_C ?? '')) return loaded;
-  const file = CANDIDATES.find((candidate) => fs.existsSync(candidate));
-  if (file === undefined) return loaded;
-  // A build of another layout would misread every record: refused, C then goes through WebAssembly.
-  const candidate = require(file) as CSyntaxAddon;
-  if (typeof candidate.parse === 'function' && candidate.recordSize === RECORD_SIZE) loaded = candidate;
-  return loaded;
+  const candidate = nativeAddon<CSyntaxAddon>('c_syntax');
+  // A build of another record layout would misread every record: C then goes through WebAssembly.
+  return candidate !== null && typeof candidate.parse === 'function' && candidate.recordSize === RECORD_SIZE ? candidate : null;
 }
 
 /** Whether the native C parser is built and enabled in this process. */

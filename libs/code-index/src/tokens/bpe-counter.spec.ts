@@ -235,6 +235,47 @@ describe('our BPE counter equals gpt-tokenizer', () => {
   }, 600_000);
 });
 
+describe('the native counter (the bpe_count addon: o200k_base, ASCII texts)', () => {
+  const javascriptOnly = new BpeCounter('o200k_base', undefined, { native: false });
+  const asciiFragments = FRAGMENTS.filter((fragment) => /^[\x00-\x7f]*$/.test(fragment));
+
+  /** ASCII only: fragments, and any code unit below 0x80 (controls, \v, \f, NUL included). */
+  function asciiFuzz(count: number, seed: number): string[] {
+    const next = random(seed);
+    return Array.from({ length: count }, () => {
+      let text = '';
+      const mode = next();
+      const length = Math.floor(next() * (mode < 0.1 ? 600 : 60));
+      for (let k = 0; k < length; k++) text += mode < 0.6 ? asciiFragments[Math.floor(next() * asciiFragments.length)] : String.fromCharCode(Math.floor(next() * 0x80));
+      return text;
+    });
+  }
+
+  it('is built and counts ASCII texts; others, and cl100k_base, stay in JavaScript', () => {
+    expect(counters.o200k_base.nativeCounting).toBe(true);
+    expect(counters.cl100k_base.nativeCounting).toBe(false);
+    expect(javascriptOnly.nativeCounting).toBe(false);
+  });
+
+  it('equals gpt-tokenizer and the JavaScript counter on an ASCII fuzz and long pieces (merged with the heap past 96 bytes)', () => {
+    const texts = [...asciiFuzz(3000, 11), ...longPieces().map((entry) => entry.text).filter((text) => /^[\x00-\x7f]*$/.test(text))];
+    texts.push('x'.repeat(20_000), `${'ab'.repeat(5000)}\n${'=-'.repeat(3000)}`, '', 'a', "'", "x's", 'A\'LL', ' \n', '\r\n\r\n ', '  \t x');
+    const mismatches: string[] = [];
+    for (const text of texts) {
+      const native = counters.o200k_base.count(text);
+      const expected = references.o200k_base.countTokens(text, ORDINARY);
+      if (native !== expected || javascriptOnly.count(text) !== expected) mismatches.push(`${JSON.stringify(text.slice(0, 80))}: native ${native}, gpt-tokenizer ${expected}`);
+    }
+    expect(mismatches.slice(0, 10)).toEqual([]);
+  }, 180_000);
+
+  it('leaves a text with one character past ASCII to JavaScript, with the same count', () => {
+    for (const text of ['abc é', 'x'.repeat(1000) + '😀', '\ud800', '\u0080', 'naïve code']) {
+      expect([text, counters.o200k_base.count(text)]).toEqual([text, references.o200k_base.countTokens(text, ORDINARY)]);
+    }
+  });
+});
+
 describe('the tables `npm run build` saves', () => {
   it.each(ENCODINGS)('read back, count as the tables built from the rank list (%s)', (encoding) => {
     const saved = saveVocabulary(encoding);

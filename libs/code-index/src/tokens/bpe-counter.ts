@@ -24,6 +24,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { nativeAddon } from '../native';
 
 export type BpeEncodingName = 'o200k_base' | 'cl100k_base';
 
@@ -844,6 +845,15 @@ class MinHeap {
   }
 }
 
+/**
+ * The `bpe_count` addon (../native.ts, native/bpe_count.c): this counter's o200k_base algorithm
+ * in C over the same tables (shared, not copied), for ASCII texts, ~4× faster; -1 for any other text.
+ */
+interface BpeCountAddon {
+  createCounter(shortSlots: Int32Array, longSlots: Int32Array, longPool: Uint8Array, longOffsets: Int32Array, longValues: Int32Array, pairs: Int32Array, maxLength: number): object;
+  countAscii(counter: object, text: string): number;
+}
+
 export class BpeCounter {
   private readonly short: PackedTable;
   private readonly long: PooledTable;
@@ -860,11 +870,13 @@ export class BpeCounter {
   private bytes = new Uint8Array(1024);
   private starts = new Int32Array(1024);
   private pairRanks = new Int32Array(1024);
+  private readonly native: { addon: BpeCountAddon; counter: object } | undefined;
 
-  /** `tables`: for tests; by default the process's own, loaded once. */
+  /** `tables`: for tests; by default the process's own, loaded once. `native: false`: JavaScript only (tests). */
   constructor(
     readonly encoding: BpeEncodingName,
     tables: Vocabulary = vocabulary(encoding),
+    options: { native?: boolean } = {},
   ) {
     const { short, long, pairs, maxLength } = tables;
     this.pairs = pairs;
@@ -872,10 +884,21 @@ export class BpeCounter {
     this.long = long;
     this.maxLength = maxLength;
     this.pieceEnd = encoding === 'o200k_base' ? o200kPieceEnd : cl100kPieceEnd;
+    const addon = encoding === 'o200k_base' && options.native !== false ? nativeAddon<BpeCountAddon>('bpe_count') : null;
+    if (addon !== null) this.native = { addon, counter: addon.createCounter(short.slots, long.slots, long.pool, long.offsets, long.values, pairs, maxLength) };
+  }
+
+  /** Whether ASCII texts are counted by the native addon. */
+  get nativeCounting(): boolean {
+    return this.native !== undefined;
   }
 
   /** The number of tokens of text, special-token text counted as ordinary text. */
   count(text: string): number {
+    if (this.native !== undefined) {
+      const tokens = this.native.addon.countAscii(this.native.counter, text);
+      if (tokens >= 0) return tokens;
+    }
     const length = text.length;
     const pieceEnd = this.pieceEnd;
     const recent = this.recent;
