@@ -55,9 +55,15 @@ export class NativeCParser {
     let ranges: Int32Array | null = null;
     if (includedRanges !== undefined) {
       ranges = new Int32Array(includedRanges.length * 6);
-      includedRanges.forEach((range, index) => {
-        ranges!.set([range.startIndex, range.endIndex, range.startPosition.row, range.startPosition.column, range.endPosition.row, range.endPosition.column], index * 6);
-      });
+      let at = 0;
+      for (const range of includedRanges) {
+        ranges[at++] = range.startIndex;
+        ranges[at++] = range.endIndex;
+        ranges[at++] = range.startPosition.row;
+        ranges[at++] = range.startPosition.column;
+        ranges[at++] = range.endPosition.row;
+        ranges[at++] = range.endPosition.column;
+      }
     }
     const records = this.native.parse(text, ranges, timeoutMs);
     return records === null ? null : new FlatTree(records, text, this.grammar);
