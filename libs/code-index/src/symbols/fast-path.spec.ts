@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { languageOf } from '@quarry/workspace';
-import { packOccurrences } from './occurrences';
-import { ExtractedSymbols, SymbolExtractor } from './symbol-extractor';
+import { comparableExtraction as comparable, filesUnder } from './extraction-testing';
+import { SymbolExtractor } from './symbol-extractor';
 
 /**
  * The extractor's fast paths must not change what it extracts. The reference is the extraction as
@@ -23,34 +23,8 @@ const REPO = path.resolve(__dirname, '..', '..', '..', '..');
 const FIXTURES = path.join(__dirname, 'fixtures');
 const LINUX = process.env.QUARRY_BENCH_LINUX ?? path.join(os.homedir(), '.cache/quarry-bench/linux-6.1');
 
-function sourcesUnder(directory: string, limit: number): string[] {
-  const found: string[] = [];
-  const visit = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (found.length >= limit) return;
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (entry.name !== 'node_modules' && entry.name !== 'dist') visit(full);
-      } else if (languageOf(entry.name) !== undefined && fs.statSync(full).size < 400_000) found.push(full);
-    }
-  };
-  if (fs.existsSync(directory)) visit(directory);
-  return found;
-}
-
-/** Everything an extraction gives, with occurrences packed as the blob index stores them. */
-function comparable(symbols: ExtractedSymbols, text: string) {
-  const references = [...symbols.references].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return {
-    status: symbols.status,
-    definitions: symbols.definitions,
-    references,
-    occurrences: packOccurrences(symbols.occurrences, references.map(([name]) => name), text, symbols.lineStarts),
-    imports: symbols.imports,
-    package: symbols.package,
-    warnings: symbols.warnings,
-  };
-}
+/** Sources of the languages Quarry indexes, under 400 KB. */
+const sourcesUnder = (directory: string, limit: number) => filesUnder(directory, limit, (name, bytes) => languageOf(name) !== undefined && bytes < 400_000);
 
 describe('the extractor’s fast paths', () => {
   let fast: SymbolExtractor;

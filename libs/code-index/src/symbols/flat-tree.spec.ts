@@ -7,8 +7,8 @@ import { includedRanges, scanCBodies } from './c-bodies';
 import { loadGrammar } from './grammars';
 import { FlatTree } from './flat-tree';
 import { NativeCParser, nativeCAvailable } from './native-c';
-import { packOccurrences } from './occurrences';
-import { ExtractedSymbols, SymbolExtractor } from './symbol-extractor';
+import { comparableExtraction as comparable, filesUnder } from './extraction-testing';
+import { SymbolExtractor } from './symbol-extractor';
 import type { SyntaxNode } from './syntax-node';
 
 /**
@@ -21,33 +21,8 @@ const REPO = path.resolve(__dirname, '..', '..', '..', '..');
 const RUNTIME_SOURCES = path.join(REPO, 'node_modules/tree-sitter/vendor/tree-sitter/lib/src');
 const LINUX = process.env.QUARRY_BENCH_LINUX ?? path.join(os.homedir(), '.cache/quarry-bench/linux-6.1');
 
-function cFilesUnder(directory: string, limit: number): string[] {
-  const found: string[] = [];
-  const visit = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (found.length >= limit) return;
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) visit(full);
-      else if (/\.[ch]$/.test(entry.name) && fs.statSync(full).size < 1_000_000) found.push(full);
-    }
-  };
-  if (fs.existsSync(directory)) visit(directory);
-  return found;
-}
-
-/** Everything an extraction gives, with occurrences packed as the blob index stores them. */
-function comparable(symbols: ExtractedSymbols, text: string) {
-  const references = [...symbols.references].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return {
-    status: symbols.status,
-    definitions: symbols.definitions,
-    references,
-    occurrences: packOccurrences(symbols.occurrences, references.map(([name]) => name), text, symbols.lineStarts),
-    imports: symbols.imports,
-    package: symbols.package,
-    warnings: symbols.warnings,
-  };
-}
+/** C sources and headers under 1 MB. */
+const cFilesUnder = (directory: string, limit: number) => filesUnder(directory, limit, (name, bytes) => /\.[ch]$/.test(name) && bytes < 1_000_000);
 
 /** A node as the rules can see it, its children's and fields' shapes included (not their subtrees). */
 function described(node: SyntaxNode, fieldNames: readonly string[]) {
