@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import * as binaryRule from '@quarry/workspace/binary';
 import { createMatcher, searchContent, type Matcher } from './file-search';
-import { comparePaths, type SearchTask, type TaskResult, type WorkerReply, type WorkerRequest } from './worker-protocol';
+import { comparePaths, type SearchTask, type TaskResult, type WorkerReady, type WorkerReply, type WorkerRequest } from './worker-protocol';
 
 // The body of a search worker thread: reads its batch of files synchronously (nothing else runs
 // on this thread, and sync reads skip the thread-pool round trip) and matches them.
@@ -161,3 +161,6 @@ parentPort?.on('message', ({ id, task }: WorkerRequest) => {
   }
   parentPort?.postMessage(reply);
 });
+
+// Loaded (re2 included): the pool may now let the process end with this thread in it (see SearchWorkerPool.close).
+parentPort?.postMessage({ ready: true } satisfies WorkerReady);

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { SearchTask, TaskResult, WorkerReply } from './worker-protocol';
+import type { SearchTask, TaskResult, WorkerReady, WorkerReply } from './worker-protocol';
 
 export const MAX_POOL_SIZE = 4;
 
@@ -16,7 +16,12 @@ interface Job {
 interface PoolWorker {
   worker: Worker;
   job?: Job;
+  /** Settles once the thread has loaded its modules (or is gone). */
+  loaded: Promise<void>;
 }
+
+/** How long `close` waits for a starting thread to finish loading. */
+const LOAD_WAIT_MS = 10_000;
 
 /**
  * The compiled worker when it exists (after `npm run build`, beside this file in dist/), else a
@@ -87,7 +92,13 @@ export class SearchWorkerPool {
   async close(): Promise<void> {
     this.closed = true;
     for (const job of this.queue.splice(0)) job.reject(new Error('The search worker pool was closed.'));
-    for (const { worker } of this.workers.splice(0)) {
+    const workers = this.workers.splice(0);
+    // A thread torn down while it is still loading re2 (a process that ends right after `warm`,
+    // on a refused cursor or pattern) can take the process down with a segmentation fault: the
+    // threads are kept alive until they have loaded, then let go.
+    for (const { worker } of workers) worker.ref();
+    await Promise.all(workers.map(({ loaded }) => Promise.race([loaded, new Promise<void>((resolve) => setTimeout(resolve, LOAD_WAIT_MS).unref())])));
+    for (const { worker } of workers) {
       worker.removeAllListeners('message');
       worker.unref();
     }
@@ -106,8 +117,17 @@ export class SearchWorkerPool {
 
   private spawn(): PoolWorker | undefined {
     if (this.workers.length >= this.size) return undefined;
-    const entry: PoolWorker = { worker: new Worker(this.entry) };
-    entry.worker.on('message', (reply: WorkerReply) => this.settle(entry, reply));
+    const worker = new Worker(this.entry);
+    const loaded = new Promise<void>((resolve) => {
+      const done = () => resolve();
+      worker.on('message', (message: WorkerReply | WorkerReady) => 'ready' in message && done());
+      worker.once('error', done);
+      worker.once('exit', done);
+    });
+    const entry: PoolWorker = { worker, loaded };
+    entry.worker.on('message', (reply: WorkerReply | WorkerReady) => {
+      if (!('ready' in reply)) this.settle(entry, reply);
+    });
     entry.worker.on('error', (error) => this.retire(entry, error));
     entry.worker.on('exit', (code) => this.retire(entry, new Error(`search worker exited with code ${code}`)));
     this.workers.push(entry);

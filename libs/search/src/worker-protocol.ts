@@ -37,6 +37,8 @@ export interface TaskResult {
 
 export type WorkerRequest = { id: number; task: SearchTask };
 export type WorkerReply = { id: number; result: TaskResult } | { id: number; error: string };
+/** A thread's first message: its modules, the native re2 among them, are loaded. */
+export type WorkerReady = { ready: true };
 
 /** Code-unit order: the same on every machine and locale, so results sort deterministically. */
 export function comparePaths(a: string, b: string): number {
