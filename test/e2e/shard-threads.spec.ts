@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { referenceScan } from '../../libs/workspace/src/testing/reference-scan';
@@ -128,6 +128,22 @@ describe('shards on worker threads (quarry scan --local)', () => {
     expect(result.files).toBe(300);
     expect(result.symbols.definitions).toBe(300);
     rmSync(root, { recursive: true, force: true });
+  });
+
+  it('keep a process alive while a warmed thread is still loading, then let it end (a thread torn down mid-load can crash it)', async () => {
+    assertBuilt();
+    // A stand-in thread that says it has loaded after 600 ms; the process warms two and returns at once.
+    const stub = path.join(base, 'slow-thread.js');
+    writeFileSync(stub, "const { parentPort } = require('node:worker_threads');\nsetTimeout(() => parentPort.postMessage({ type: 'ready' }), 600);\n");
+    const script = `const { ThreadShardExecutor, MemoryBlobFacts } = require(process.argv[1] + '/libs/blob-scan/src');
+new ThreadShardExecutor({ path: '/' }, { workspaceRoots: ['/'], git: { dataDir: '/tmp' } }, new MemoryBlobFacts(), 2, 'w', process.argv[2]).prepare();`;
+    const started = performance.now();
+    await new Promise<void>((resolve, reject) =>
+      execFile(process.execPath, ['-e', script, path.join(repoRoot(), 'dist'), stub], { timeout: 30_000 }, (error, _out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve())),
+    );
+    const lived = performance.now() - started;
+    expect(lived).toBeGreaterThanOrEqual(550);
+    expect(lived).toBeLessThan(20_000);
   });
 });
 

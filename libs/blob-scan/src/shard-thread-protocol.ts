@@ -19,6 +19,8 @@ export type ToThread =
   | { type: 'cancel'; id: number };
 
 export type FromThread =
+  /** The thread's first message: its modules are loaded. */
+  | { type: 'ready' }
   | { type: 'progress'; id: number; done: number }
   /** Facts to store. The thread does not wait for the write: the executor does, before the shard counts as done. */
   | { type: 'record'; id: number; facts: BlobFact[] }
@@ -26,3 +28,6 @@ export type FromThread =
   | { type: 'derived'; id: number; rows: unknown }
   | { type: 'done'; id: number; outcome: ShardOutcome }
   | { type: 'failed'; id: number; error: { kind?: string; message: string; suggestion?: string; permanent?: boolean } };
+
+/** What a thread says about one shard (every message but `ready`). */
+export type ShardMessage = Exclude<FromThread, { type: 'ready' }>;

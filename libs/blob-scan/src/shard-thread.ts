@@ -96,3 +96,6 @@ port.on('message', (message: ToThread) => {
   if (message.type === 'shard') void runOne(message);
   else if (message.type === 'cancel') running.get(message.id)?.abort(new Error('cancelled'));
 });
+
+// Loaded (re2 included, through the snapshot library): the pool may let the process end with this thread in it.
+send({ type: 'ready' });

@@ -9,7 +9,7 @@ import { workerId } from './in-process-executor';
 import type { ShardTask } from './plan';
 import type { ShardOutcome } from './run-shard';
 import type { ShardExecutor } from './sharded-scan';
-import type { FromThread, ThreadProviderOptions, ThreadShardSource, ToThread } from './shard-thread-protocol';
+import type { FromThread, ShardMessage, ThreadProviderOptions, ThreadShardSource, ToThread } from './shard-thread-protocol';
 
 /** Threads an in-process scan starts at most (one per core beyond that only adds start-up). */
 export const MAX_SHARD_THREADS = 4;
@@ -40,7 +40,7 @@ export function shardThreadsAvailable(): boolean {
  */
 class ShardThreadPool {
   private readonly threads: Worker[] = [];
-  private readonly listeners = new Map<number, (thread: Worker, message: FromThread) => void>();
+  private readonly listeners = new Map<number, (thread: Worker, message: ShardMessage) => void>();
   private readonly busy = new Map<Worker, number>();
   private nextShard = 1;
 
@@ -73,7 +73,7 @@ class ShardThreadPool {
   }
 
   /** A process-unique shard id whose messages go to `listener` until `forget`. */
-  listen(listener: (thread: Worker, message: FromThread) => void): number {
+  listen(listener: (thread: Worker, message: ShardMessage) => void): number {
     const id = this.nextShard++;
     this.listeners.set(id, listener);
     return id;
@@ -92,14 +92,17 @@ class ShardThreadPool {
     // of 16 MB each), keeps two threads from adding ~60 MB to a path scan, while 8 MB had the
     // scavenger take 6.5% of the threads' CPU on Linux `fs/` (16 MB: 5%).
     const thread = new Worker(this.entry, { resourceLimits: { maxYoungGenerationSizeMb: 16 } });
-    thread.unref();
-    // Unref'd before it is online, a thread is ref'd again as it comes up (Node 20): a warmed
-    // thread that never got a shard (a one-shard scan) then kept the process from exiting.
-    thread.once('online', () => {
-      if ((this.busy.get(thread) ?? 0) <= 0) thread.unref();
+    // Ref'd until it has loaded its modules: a process that ends while a thread is still loading
+    // the native re2 can die of a segmentation fault (seen with search threads: a scan that fails
+    // right after warming its threads would be the same). Then unref'd unless it has a shard, so
+    // an idle thread never keeps a process alive (a warmed thread that never got a shard, in a
+    // one-shard scan, once did).
+    thread.on('message', (message: FromThread) => {
+      if (message.type === 'ready') {
+        if ((this.busy.get(thread) ?? 0) <= 0) thread.unref();
+      } else this.listeners.get(message.id)?.(thread, message);
     });
     this.threads.push(thread);
-    thread.on('message', (message: FromThread) => this.listeners.get(message.id)?.(thread, message));
     const drop = (error: Error) => {
       const index = this.threads.indexOf(thread);
       if (index !== -1) this.threads.splice(index, 1);
@@ -183,7 +186,7 @@ export class ThreadShardExecutor implements ShardExecutor {
         running.set(id, { thread, task, writes: [] });
         thread.postMessage({ type: 'shard', id, files: task.files, source: this.source, provider: this.provider, worker: this.worker, derive: derivation?.spec } satisfies ToThread);
       };
-      function onMessage(thread: Worker, message: FromThread): void {
+      function onMessage(thread: Worker, message: ShardMessage): void {
         const shard = running.get(message.id);
         if (settled || !shard) return;
         const { task, writes } = shard;
