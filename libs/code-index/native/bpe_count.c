@@ -26,6 +26,13 @@
 enum { K_LOWER = 1, K_UPPER = 2, K_DIGIT = 3, K_NEWLINE = 4, K_SPACE = 5, K_OTHER = 6 };
 
 typedef struct {
+  uint32_t hash;
+  uint32_t length;
+  int64_t count;
+  uint8_t bytes[LONG_CACHE_KEY];
+} LongCount;
+
+typedef struct {
   const int32_t *short_slots;
   uint32_t short_mask;
   const int32_t *long_slots;
@@ -40,12 +47,7 @@ typedef struct {
   // Code repeats its pieces: most end here, before the vocabulary's megabytes are touched.
   int32_t recent[3 << RECENT_BITS];
   // Counts of recent longer pieces that are no token (up to LONG_CACHE_KEY bytes), direct-mapped.
-  struct {
-    uint32_t hash;
-    uint32_t length;
-    int64_t count;
-    uint8_t bytes[LONG_CACHE_KEY];
-  } long_counts[1 << LONG_CACHE_BITS];
+  LongCount long_counts[1 << LONG_CACHE_BITS];
   uint8_t *text;
   size_t text_capacity;
   int32_t *starts;
@@ -343,13 +345,10 @@ static int64_t count_piece(Counter *counter, const uint8_t *piece, size_t n) {
   uint32_t h = 0x811c9dc5u;
   for (size_t k = 0; k < n; k++) h = (h ^ piece[k]) * 0x01000193u;
   h ^= h >> 15;
-  if (n <= LONG_CACHE_KEY) {
-    __typeof__(counter->long_counts[0]) *cached = &counter->long_counts[h >> (32 - LONG_CACHE_BITS)];
-    if (cached->length == n && cached->hash == h && memcmp(cached->bytes, piece, n) == 0) return cached->count;
-  }
+  LongCount *cached = n <= LONG_CACHE_KEY ? &counter->long_counts[h >> (32 - LONG_CACHE_BITS)] : NULL;
+  if (cached != NULL && cached->length == n && cached->hash == h && memcmp(cached->bytes, piece, n) == 0) return cached->count;
   int64_t count = n <= (size_t)counter->max_length && long_rank(counter, piece, n, h) != -1 ? 1 : merge(counter, piece, n);
-  if (count > 0 && n <= LONG_CACHE_KEY) {
-    __typeof__(counter->long_counts[0]) *cached = &counter->long_counts[h >> (32 - LONG_CACHE_BITS)];
+  if (count > 0 && cached != NULL) {
     cached->hash = h;
     cached->length = (uint32_t)n;
     cached->count = count;
@@ -433,23 +432,27 @@ static napi_value count_ascii(napi_env env, napi_callback_info info) {
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2) return fail(env, "countAscii(counter, text)");
   Counter *counter;
   if (napi_unwrap(env, argv[0], (void **)&counter) != napi_ok) return fail(env, "countAscii: not a counter");
-  size_t length;
-  if (napi_get_value_string_utf8(env, argv[1], NULL, 0, &length) != napi_ok) return fail(env, "countAscii: the text must be a string");
-  if (length + 1 > counter->text_capacity) {
-    size_t capacity = length + 1 + (length >> 1);
+  // The length in code units is known without reading the text (asking for the UTF-8 length
+  // would read it once more). An ASCII text is as many UTF-8 bytes as code units, each below 0x80;
+  // any other text either has such a byte in what fits, or fits fewer bytes (a character is never cut).
+  size_t units;
+  if (napi_get_value_string_utf16(env, argv[1], NULL, 0, &units) != napi_ok) return fail(env, "countAscii: the text must be a string");
+  if (units + 1 > counter->text_capacity) {
+    size_t capacity = units + 1 + (units >> 1);
     uint8_t *text = realloc(counter->text, capacity);
     if (text == NULL) return fail(env, "out of memory");
     counter->text = text;
     counter->text_capacity = capacity;
   }
-  napi_get_value_string_utf8(env, argv[1], (char *)counter->text, length + 1, &length);
+  size_t length;
+  napi_get_value_string_utf8(env, argv[1], (char *)counter->text, units + 1, &length);
   const uint8_t *text = counter->text;
   napi_value result;
-  for (size_t k = 0; k < length; k++) {
-    if (text[k] >= 0x80) {
-      napi_create_int32(env, -1, &result);
-      return result;
-    }
+  bool ascii = length == units;
+  for (size_t k = 0; ascii && k < length; k++) ascii = text[k] < 0x80;
+  if (!ascii) {
+    napi_create_int32(env, -1, &result);
+    return result;
   }
   int64_t tokens = 0;
   for (size_t i = 0; i < length;) {
