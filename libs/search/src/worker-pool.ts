@@ -118,18 +118,18 @@ export class SearchWorkerPool {
   private spawn(): PoolWorker | undefined {
     if (this.workers.length >= this.size) return undefined;
     const worker = new Worker(this.entry);
-    const loaded = new Promise<void>((resolve) => {
-      const done = () => resolve();
-      worker.on('message', (message: WorkerReply | WorkerReady) => 'ready' in message && done());
-      worker.once('error', done);
-      worker.once('exit', done);
+    let markLoaded!: () => void;
+    const entry: PoolWorker = { worker, loaded: new Promise<void>((resolve) => (markLoaded = resolve)) };
+    worker.on('message', (message: WorkerReply | WorkerReady) => ('ready' in message ? markLoaded() : this.settle(entry, message)));
+    // A thread that failed or exited will never load: nothing waits for it.
+    worker.on('error', (error) => {
+      markLoaded();
+      this.retire(entry, error);
     });
-    const entry: PoolWorker = { worker, loaded };
-    entry.worker.on('message', (reply: WorkerReply | WorkerReady) => {
-      if (!('ready' in reply)) this.settle(entry, reply);
+    worker.on('exit', (code) => {
+      markLoaded();
+      this.retire(entry, new Error(`search worker exited with code ${code}`));
     });
-    entry.worker.on('error', (error) => this.retire(entry, error));
-    entry.worker.on('exit', (code) => this.retire(entry, new Error(`search worker exited with code ${code}`)));
     this.workers.push(entry);
     return entry;
   }

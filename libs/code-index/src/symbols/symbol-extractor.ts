@@ -234,11 +234,11 @@ export class SymbolExtractor {
   }
 
   private parse(grammar: PreparedGrammar, path: string, text: string, includedRanges?: Range[]): { tree: SyntaxTree } | { warning: IndexWarning } {
-    const timeout = { warning: { kind: 'grammar_failed' as const, message: `${path}: parsing took longer than ${this.parseTimeoutMs} ms, symbols not extracted` } };
+    const timedOut = (): { warning: IndexWarning } => ({ warning: { kind: 'grammar_failed', message: `${path}: parsing took longer than ${this.parseTimeoutMs} ms, symbols not extracted` } });
     if (grammar.native !== undefined) {
       try {
         const tree = grammar.native.parse(text, this.parseTimeoutMs, includedRanges);
-        return tree === null ? timeout : { tree };
+        return tree === null ? timedOut() : { tree };
       } catch (error) {
         return { warning: { kind: 'grammar_failed', message: `${path}: the native C parser failed: ${(error as Error).message}` } };
       }
@@ -251,7 +251,7 @@ export class SymbolExtractor {
         includedRanges === undefined
           ? grammar.parser.parse(text, null, { progressCallback })
           : grammar.parser.parse(rangedInput(text, includedRanges), null, { progressCallback, includedRanges });
-      if (tree === null) return timeout;
+      if (tree === null) return timedOut();
       return { tree };
     } catch (error) {
       // A parser that threw may be in any state: start a fresh one for the next file.
