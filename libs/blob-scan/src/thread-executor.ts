@@ -42,6 +42,8 @@ class ShardThreadPool {
   private readonly threads: Worker[] = [];
   private readonly listeners = new Map<number, (thread: Worker, message: ShardMessage) => void>();
   private readonly busy = new Map<Worker, number>();
+  /** Threads that said they have loaded (only those are ever unref'd, see start). */
+  private readonly loaded = new Set<Worker>();
   private nextShard = 1;
 
   constructor(private readonly entry: string) {}
@@ -68,7 +70,7 @@ class ShardThreadPool {
     for (const thread of threads) {
       const uses = (this.busy.get(thread) ?? 1) - 1;
       this.busy.set(thread, uses);
-      if (uses <= 0) thread.unref();
+      if (uses <= 0 && this.loaded.has(thread)) thread.unref();
     }
   }
 
@@ -98,12 +100,13 @@ class ShardThreadPool {
     // an idle thread never keeps a process alive (a warmed thread that never got a shard, in a
     // one-shard scan, once did).
     thread.on('message', (message: FromThread) => {
-      if (message.type === 'ready') {
-        if ((this.busy.get(thread) ?? 0) <= 0) thread.unref();
-      } else this.listeners.get(message.id)?.(thread, message);
+      if (message.type !== 'ready') return this.listeners.get(message.id)?.(thread, message);
+      this.loaded.add(thread);
+      if ((this.busy.get(thread) ?? 0) <= 0) thread.unref();
     });
     this.threads.push(thread);
     const drop = (error: Error) => {
+      this.loaded.delete(thread);
       const index = this.threads.indexOf(thread);
       if (index !== -1) this.threads.splice(index, 1);
       for (const notify of [...this.watchers]) notify(error);

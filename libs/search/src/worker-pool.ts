@@ -65,11 +65,12 @@ export class SearchWorkerPool {
 
   /**
    * Starts the threads now rather than at the first batch, so they load while the caller walks
-   * the tree. Idle threads stay unref'd: warming never keeps a process alive.
+   * the tree. A thread is unref'd once it has loaded (see spawn): warming keeps a process alive
+   * only that long.
    */
   warm(): void {
     if (this.closed) return;
-    while (this.workers.length < this.size) this.spawn()?.worker.unref();
+    while (this.workers.length < this.size) this.spawn();
   }
 
   /**
@@ -93,10 +94,8 @@ export class SearchWorkerPool {
     this.closed = true;
     for (const job of this.queue.splice(0)) job.reject(new Error('The search worker pool was closed.'));
     const workers = this.workers.splice(0);
-    // A thread torn down while it is still loading re2 (a process that ends right after `warm`,
-    // on a refused cursor or pattern) can take the process down with a segmentation fault: the
-    // threads are kept alive until they have loaded, then let go.
-    for (const { worker } of workers) worker.ref();
+    // Threads still loading stay ref'd until they have (spawn); waiting for them here means the
+    // caller's next step (often the end of the process) finds none half-loaded.
     await Promise.all(workers.map(({ loaded }) => Promise.race([loaded, new Promise<void>((resolve) => setTimeout(resolve, LOAD_WAIT_MS).unref())])));
     for (const { worker } of workers) {
       worker.removeAllListeners('message');
@@ -120,7 +119,14 @@ export class SearchWorkerPool {
     const worker = new Worker(this.entry);
     let markLoaded!: () => void;
     const entry: PoolWorker = { worker, loaded: new Promise<void>((resolve) => (markLoaded = resolve)) };
-    worker.on('message', (message: WorkerReply | WorkerReady) => ('ready' in message ? markLoaded() : this.settle(entry, message)));
+    // A new thread is ref'd until it says it has loaded: a process that ends while a thread is
+    // still loading re2 can die of a segmentation fault (`quarry search` refusing a cursor or a
+    // pattern right after `warm`: 5 of 300 runs). Then, idle, it is unref'd.
+    worker.on('message', (message: WorkerReply | WorkerReady) => {
+      if (!('ready' in message)) return this.settle(entry, message);
+      markLoaded();
+      if (entry.job === undefined) worker.unref();
+    });
     // A thread that failed or exited will never load: nothing waits for it.
     worker.on('error', (error) => {
       markLoaded();
