@@ -43,7 +43,7 @@ export class FlatTree implements SyntaxTree {
   }
 
   walk(): FlatCursor {
-    return new FlatCursor(this.records, this);
+    return new FlatCursor(this);
   }
 
   /** Nothing to free: the native tree was freed once flattened. */
@@ -71,11 +71,11 @@ export class FlatTree implements SyntaxTree {
 /** A depth-first walk over the records: what fast-cursor.ts does with calls into WebAssembly. */
 export class FlatCursor implements WalkCursor {
   private at = 0;
+  private readonly records: Int32Array;
 
-  constructor(
-    private readonly records: Int32Array,
-    private readonly tree: FlatTree,
-  ) {}
+  constructor(private readonly tree: FlatTree) {
+    this.records = tree.records;
+  }
 
   get typeId(): number {
     return this.records[this.at * RECORD_SIZE + TYPE_ID];
