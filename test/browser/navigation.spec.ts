@@ -54,6 +54,8 @@ describe('the symbol page', () => {
     // A callee's own page: listen, called by Server.start.
     await view.locator('[data-section="callees"] li[data-entry="listen"] a').click();
     await page.waitForURL((url) => url.hash.includes('symbol=src%2Fnet.ts%3A1'));
+    // The address changes before the page is drawn again: wait for the new page, not the old one's name.
+    await page.locator('[data-symbol-page] [data-symbol-name]', { hasText: /^listen$/ }).waitFor();
     await expect(page.locator('[data-symbol-page] [data-symbol-name]').innerText()).resolves.toBe('listen');
     await page.locator('[data-symbol-page] [data-section="callers"] li[data-entry="Server.start"]').waitFor();
     await expect(page.locator('[data-symbol-page] [data-section="callees"]').innerText()).resolves.toContain('It calls nothing defined in the repository.');
